@@ -1,0 +1,113 @@
+"""The import hook: `torch` and `torch.<sub>` resolve to `mindnlp_shim.torch` and `mindnlp_shim.torch.<sub>`.
+
+Both names refer to the same module objects, so `torch.nn is mindnlp_shim.torch.nn`. The hook also answers
+`importlib.metadata` queries for the `torch` distribution, so libraries that check the installed torch
+version (transformers' `is_torch_available`, accelerate's version gates) see the API level we implement.
+"""
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.metadata
+import sys
+
+TORCH = "torch"
+SHIM = "mindnlp_shim.torch"
+# The torch release whose API this shim implements and against which it is tested.
+TORCH_API_VERSION = "2.13.0"
+
+_LIBRARIES_THAT_CAPTURE_TORCH = ("transformers", "accelerate", "peft")
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Hands out the already-imported shim module instead of executing anything."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def create_module(self, spec):
+        return self._module
+
+    def exec_module(self, module):
+        pass
+
+
+class _TorchDistribution(importlib.metadata.Distribution):
+    """Metadata of the `torch` distribution as implemented by the shim."""
+
+    _METADATA = f"Metadata-Version: 2.1\nName: torch\nVersion: {TORCH_API_VERSION}\nSummary: PyTorch API on MindSpore (mindnlp-shim)\n"
+
+    def read_text(self, filename):
+        if filename == "METADATA":
+            return self._METADATA
+        if filename == "top_level.txt":
+            return "torch\n"
+        return None
+
+    def locate_file(self, path):
+        import os
+
+        return os.path.join(os.path.dirname(__file__), "torch", str(path))
+
+
+class TorchRedirectFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != TORCH and not fullname.startswith(TORCH + "."):
+            return None
+        shim_name = SHIM + fullname[len(TORCH):]
+        try:
+            module = importlib.import_module(shim_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == shim_name:
+                return None  # torch has it, we do not: a plain ModuleNotFoundError for `fullname`
+            raise
+        spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(module), is_package=hasattr(module, "__path__"))
+        if hasattr(module, "__path__"):
+            spec.submodule_search_locations = list(module.__path__)
+        return spec
+
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+        if context.name is not None and context.name.lower() == TORCH:
+            return iter([_TorchDistribution()])
+        return iter(())
+
+
+_finder = None
+
+
+def is_hook_installed():
+    return _finder is not None and _finder in sys.meta_path
+
+
+def _check_import_order():
+    """A library that imported torch before the hook holds real torch (or failed without it): refuse clearly."""
+    for name in _LIBRARIES_THAT_CAPTURE_TORCH:
+        if name in sys.modules:
+            raise ImportError(
+                f"'{name}' was imported before 'mindnlp'. Import mindnlp first ('import mindnlp' at the top of "
+                f"your script) so that {name} sees the MindSpore-backed torch API."
+            )
+    real = sys.modules.get(TORCH)
+    if real is not None and not getattr(real, "__name__", "").startswith(SHIM) and getattr(real, "__spec__", None) is not None:
+        if not getattr(real.__spec__, "name", "").startswith(SHIM) and not isinstance(real.__spec__.loader, _AliasLoader):
+            raise ImportError(
+                "Real PyTorch is already imported in this process. Import mindnlp before anything that imports "
+                "torch, so that 'torch' resolves to the MindSpore-backed API."
+            )
+
+
+def install_hook():
+    global _finder
+    if is_hook_installed():
+        return
+    _check_import_order()
+    _finder = TorchRedirectFinder()
+    sys.meta_path.insert(0, _finder)
+    import mindnlp_shim.torch as shim_torch  # noqa: F401  (import now: errors surface at `import mindnlp`)
+
+    sys.modules[TORCH] = shim_torch
+    for name, module in list(sys.modules.items()):
+        if name.startswith(SHIM + "."):
+            sys.modules.setdefault(TORCH + name[len(SHIM):], module)
+    from . import patches
+
+    patches.apply_all()

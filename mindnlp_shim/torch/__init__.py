@@ -1,0 +1,71 @@
+"""The PyTorch API implemented on MindSpore. Installed as `torch` by `import mindnlp`."""
+import importlib as _importlib
+
+from . import _runtime  # noqa: F401  (configures MindSpore before any op runs)
+from . import _dtype, _tensor, _bindings
+from ._dtype import (dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,  # noqa: F401
+                     TORCH_NAMES as _TORCH_NAMES)
+from ._device import device  # noqa: F401
+from ._size import Size  # noqa: F401
+from ._tensor import strided, sparse_coo, UntypedStorage  # noqa: F401
+from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,  # noqa: F401
+                     default_generator)
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: F401
+                                 is_grad_enabled, is_inference_mode_enabled)
+from ._ops import creation as _creation, pointwise as _pointwise, reduction as _reduction, shape as _shape
+from ._ops import indexing as _indexing
+from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cross  # noqa: F401
+from ._ops.random import (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal,  # noqa: F401
+                          bernoulli, multinomial)
+from ._functions import *  # noqa: F401,F403
+from mindspore import Tensor  # noqa: F401
+
+__version__ = "2.13.0"
+
+
+def _export_ops(*modules):
+    """Every public function an op module defines becomes `torch.<name>` (its imports do not)."""
+    for module in modules:
+        for name, value in vars(module).items():
+            if not name.startswith("_") and callable(value) and getattr(value, "__module__", None) == module.__name__:
+                globals()[name] = value
+
+
+_export_ops(_creation, _pointwise, _reduction, _shape, _indexing)
+
+for _name, _dt in _TORCH_NAMES.items():
+    globals()[_name] = _dt
+del _name, _dt
+
+_tensor.install()
+_bindings.install()
+
+# Submodules are imported on first use (`torch.nn`, `torch.optim`, ...), as attribute access or `import torch.x`.
+_SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distributed", "amp", "random",
+               "serialization", "_utils", "jit", "compiler", "_dynamo", "fx", "library", "overrides", "types",
+               "linalg", "fft", "special", "testing", "mps", "xpu", "npu", "accelerator", "profiler", "hub",
+               "onnx", "distributions", "_C", "cpu", "export", "_subclasses", "_functorch", "_inductor",
+               "multiprocessing", "storage", "version", "func", "_prims_common", "_guards", "_logging",
+               "package", "sparse", "quantization", "ao", "masked", "signal", "nested")
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    from . import _stand_ins
+
+    if name in _stand_ins.TORCH_ATTRIBUTES:
+        return _stand_ins.TORCH_ATTRIBUTES[name]
+    raise AttributeError(f"module 'torch' has no attribute '{name}' (not provided by mindnlp-shim)")
+
+
+def save(obj, f, *args, **kwargs):
+    from .serialization import save as _save
+
+    return _save(obj, f, *args, **kwargs)
+
+
+def load(f, *args, **kwargs):
+    from .serialization import load as _load
+
+    return _load(f, *args, **kwargs)

@@ -1,0 +1,171 @@
+"""Binds the op functions of `_ops` as `Tensor` methods, dunders and in-place variants (one definition each)."""
+import mindspore
+
+from . import _inplace
+from ._ops import creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
+
+Tensor = mindspore.Tensor
+
+
+def _reflected(fn):
+    def method(self, other):
+        return fn(other, self)
+
+    method.__name__ = "r" + fn.__name__
+    return method
+
+
+_OPERAND_TYPES = (Tensor, int, float, bool, complex)
+
+
+def _operator(fn):
+    """Python operators answer NotImplemented for foreign operands (MindSpore itself compares tensors with
+    strings internally, and Python then falls back to its default instead of a dispatch error)."""
+
+    def method(self, other):
+        if not isinstance(other, _OPERAND_TYPES):
+            import numpy as np
+
+            if isinstance(other, (np.ndarray, np.generic)):
+                other = Tensor(np.asarray(other))
+            elif isinstance(other, (list, tuple)):
+                from ._ops.creation import tensor
+
+                other = tensor(other)
+            else:
+                return NotImplemented
+        return fn(self, other)
+
+    method.__name__ = fn.__name__
+    return method
+
+
+def _where_method(self, condition, other):
+    return pw.where(condition, self, other)  # Tensor.where(cond, y) is torch.where(cond, self, y)
+
+
+# method name -> op function (the method's `self` is the op's first argument)
+METHODS = {
+    # arithmetic and math
+    "add": pw.add, "sub": pw.sub, "subtract": pw.sub, "mul": pw.mul, "multiply": pw.mul, "div": pw.div,
+    "divide": pw.div, "true_divide": pw.div, "floor_divide": pw.floor_divide, "remainder": pw.remainder,
+    "fmod": pw.fmod, "pow": pw.pow, "neg": pw.neg, "negative": pw.neg, "abs": pw.abs, "absolute": pw.abs,
+    "exp": pw.exp, "exp2": pw.exp2, "expm1": pw.expm1, "log": pw.log, "log2": pw.log2, "log10": pw.log10,
+    "log1p": pw.log1p, "sqrt": pw.sqrt, "rsqrt": pw.rsqrt, "sin": pw.sin, "cos": pw.cos, "tan": pw.tan,
+    "asin": pw.asin, "acos": pw.acos, "atan": pw.atan, "sinh": pw.sinh, "cosh": pw.cosh, "tanh": pw.tanh,
+    "sigmoid": pw.sigmoid, "erf": pw.erf, "erfc": pw.erfc, "erfinv": pw.erfinv, "floor": pw.floor,
+    "ceil": pw.ceil, "trunc": pw.trunc, "frac": pw.frac, "round": pw.round, "sign": pw.sign, "sgn": pw.sign,
+    "reciprocal": pw.reciprocal, "square": pw.square, "relu": pw.relu, "clamp": pw.clamp, "clip": pw.clamp,
+    "clamp_min": pw.clamp_min, "clamp_max": pw.clamp_max, "lerp": pw.lerp, "addcmul": pw.addcmul,
+    "addcdiv": pw.addcdiv, "nan_to_num": pw.nan_to_num, "maximum": pw.maximum, "minimum": pw.minimum,
+    "fmax": pw.fmax, "fmin": pw.fmin, "atan2": pw.atan2, "hypot": pw.hypot, "masked_fill": pw.masked_fill,
+    "where": _where_method, "isclose": pw.isclose, "allclose": pw.allclose, "equal": pw.equal,
+    # comparisons and logic
+    "eq": pw.eq, "ne": pw.ne, "not_equal": pw.ne, "lt": pw.lt, "less": pw.lt, "le": pw.le, "less_equal": pw.le,
+    "gt": pw.gt, "greater": pw.gt, "ge": pw.ge, "greater_equal": pw.ge, "logical_and": pw.logical_and,
+    "logical_or": pw.logical_or, "logical_xor": pw.logical_xor, "logical_not": pw.logical_not,
+    "bitwise_and": pw.bitwise_and, "bitwise_or": pw.bitwise_or, "bitwise_xor": pw.bitwise_xor,
+    "bitwise_not": pw.bitwise_not, "isnan": pw.isnan, "isinf": pw.isinf, "isfinite": pw.isfinite,
+    "isneginf": pw.isneginf, "isposinf": pw.isposinf,
+    # reductions
+    "sum": red.sum, "nansum": red.nansum, "mean": red.mean, "prod": red.prod, "max": red.max, "min": red.min,
+    "amax": red.amax, "amin": red.amin, "aminmax": red.aminmax, "argmax": red.argmax, "argmin": red.argmin,
+    "all": red.all, "any": red.any, "var": red.var, "std": red.std, "logsumexp": red.logsumexp,
+    "cumsum": red.cumsum, "cumprod": red.cumprod, "softmax": red.softmax, "log_softmax": red.log_softmax,
+    "topk": red.topk, "sort": red.sort, "argsort": red.argsort, "norm": red.norm,
+    "count_nonzero": red.count_nonzero, "unique": red.unique,
+    # linear algebra
+    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "baddbmm": linalg.baddbmm,
+    "addmm": linalg.addmm, "outer": linalg.outer, "dot": linalg.dot,
+    # shape
+    "reshape": sh.reshape, "view": sh.view, "view_as": sh.view_as, "reshape_as": sh.reshape_as,
+    "transpose": sh.transpose, "swapaxes": sh.transpose, "swapdims": sh.transpose, "t": sh.t,
+    "permute": sh.permute, "movedim": sh.movedim, "moveaxis": sh.movedim, "unsqueeze": sh.unsqueeze,
+    "squeeze": sh.squeeze, "flatten": sh.flatten, "unflatten": sh.unflatten, "expand": sh.expand,
+    "expand_as": sh.expand_as, "broadcast_to": sh.broadcast_to, "repeat": sh.repeat, "tile": sh.tile,
+    "repeat_interleave": sh.repeat_interleave, "split": sh.split, "split_with_sizes": sh.split_with_sizes,
+    "chunk": sh.chunk, "tensor_split": sh.tensor_split, "unbind": sh.unbind, "narrow": sh.narrow,
+    "select": sh.select, "flip": sh.flip, "roll": sh.roll, "tril": sh.tril, "triu": sh.triu,
+    "diagonal": sh.diagonal, "contiguous": sh.contiguous,
+    # indexing
+    "index_select": indexing.index_select, "gather": indexing.gather, "scatter": indexing.scatter,
+    "scatter_add": indexing.scatter_add, "index_add": indexing.index_add, "index_fill": indexing.index_fill,
+    "masked_select": indexing.masked_select, "masked_scatter": indexing.masked_scatter,
+    "nonzero": indexing.nonzero, "argwhere": indexing.argwhere, "take_along_dim": indexing.take_along_dim,
+    # random
+    "bernoulli": rnd.bernoulli, "multinomial": rnd.multinomial,
+}
+
+# in-place variants computed out of place and written back
+INPLACE = [
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg", "abs", "exp",
+    "log", "log1p", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "erf", "floor", "ceil", "trunc", "round",
+    "sign", "reciprocal", "square", "relu", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul",
+    "addcdiv", "nan_to_num", "masked_fill", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_not", "bitwise_and", "bitwise_or", "scatter", "scatter_add", "index_add", "index_fill", "tril", "triu",
+    "cumsum", "baddbmm", "addmm", "masked_scatter", "exp2", "expm1", "frac", "maximum", "minimum", "negative",
+    "multiply", "subtract", "divide", "atan2", "hypot", "fmax", "fmin", "erfinv", "log2", "log10", "tan",
+]
+
+DUNDERS = {
+    "__add__": pw.add, "__radd__": _reflected(pw.add), "__sub__": pw.sub, "__rsub__": _reflected(pw.sub),
+    "__mul__": pw.mul, "__rmul__": _reflected(pw.mul), "__truediv__": pw.div, "__rtruediv__": _reflected(pw.div),
+    "__floordiv__": pw.floor_divide, "__rfloordiv__": _reflected(pw.floor_divide), "__mod__": pw.remainder,
+    "__rmod__": _reflected(pw.remainder), "__pow__": pw.pow, "__rpow__": _reflected(pw.pow),
+    "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul), "__neg__": pw.neg, "__abs__": pw.abs,
+    "__pos__": lambda self: self, "__invert__": pw.bitwise_not, "__and__": pw.bitwise_and,
+    "__rand__": _reflected(pw.bitwise_and), "__or__": pw.bitwise_or, "__ror__": _reflected(pw.bitwise_or),
+    "__xor__": pw.bitwise_xor, "__rxor__": _reflected(pw.bitwise_xor), "__eq__": pw.eq, "__ne__": pw.ne,
+    "__lt__": pw.lt, "__le__": pw.le, "__gt__": pw.gt, "__ge__": pw.ge,
+}
+_UNARY_DUNDERS = ("__neg__", "__abs__", "__pos__", "__invert__")
+INPLACE_DUNDERS = {
+    "__iadd__": pw.add, "__isub__": pw.sub, "__imul__": pw.mul, "__itruediv__": pw.div,
+    "__ifloordiv__": pw.floor_divide, "__imod__": pw.remainder, "__ipow__": pw.pow, "__iand__": pw.bitwise_and,
+    "__ior__": pw.bitwise_or, "__ixor__": pw.bitwise_xor,
+}
+
+
+def _random_inplace(value_fn):
+    def method(self, *args, generator=None, **kwargs):
+        from .autograd.grad_mode import no_grad
+
+        with no_grad():
+            return _inplace.assign(self, value_fn(self, *args, generator=generator, **kwargs))
+
+    return method
+
+
+def _fill_(self, value):
+    return _inplace.assign(self, value.item() if isinstance(value, Tensor) and value.ndim == 0 else value)
+
+
+def _zero_(self):
+    return _inplace.assign(self, 0)
+
+
+def _resize_(self, *size):
+    raise NotImplementedError("Tensor.resize_() is not supported on MindSpore: tensors cannot change size in place")
+
+
+def install():
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    for name in INPLACE:
+        setattr(Tensor, name + "_", _inplace.inplace_of(METHODS[name]))
+    for name, fn in DUNDERS.items():
+        setattr(Tensor, name, _operator(fn) if name not in _UNARY_DUNDERS else fn)
+    for name, fn in INPLACE_DUNDERS.items():
+        setattr(Tensor, name, _inplace.inplace_of(fn))
+    Tensor.fill_ = _fill_
+    Tensor.zero_ = _zero_
+    Tensor.resize_ = _resize_
+    Tensor.normal_ = _random_inplace(rnd.normal_values)
+    Tensor.uniform_ = _random_inplace(rnd.uniform_values)
+    Tensor.random_ = _random_inplace(rnd.random_values)
+    Tensor.bernoulli_ = _random_inplace(rnd.bernoulli_values)
+    Tensor.exponential_ = _random_inplace(rnd.exponential_values)
+    Tensor.__hash__ = lambda self: id(self)  # defining __eq__ above resets hashing; tensors hash by identity
+    Tensor.T = property(lambda self: sh.permute(self, tuple(reversed(range(self.ndim)))))
+    Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))
+    Tensor.H = Tensor.T

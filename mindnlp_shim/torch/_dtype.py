@@ -1,0 +1,173 @@
+"""torch dtypes are MindSpore's dtype objects; this module adds torch's dtype API to them.
+
+`torch.float32 is mindspore.float32`, so a tensor's `.dtype` compares equal to torch's names with no
+translation on the hot path. `torch.dtype` is MindSpore's dtype base type, given torch's attributes here.
+"""
+import numpy as np
+import mindspore
+from mindspore._c_expression import typing as _ms_typing
+from mindspore.common import dtype as _ms_dtype
+
+dtype = _ms_typing.Type
+
+# torch name -> MindSpore dtype; aliases point at the same object.
+TORCH_NAMES = {
+    "float32": mindspore.float32, "float": mindspore.float32,
+    "float64": mindspore.float64, "double": mindspore.float64,
+    "float16": mindspore.float16, "half": mindspore.float16,
+    "bfloat16": mindspore.bfloat16,
+    "int64": mindspore.int64, "long": mindspore.int64,
+    "int32": mindspore.int32, "int": mindspore.int32,
+    "int16": mindspore.int16, "short": mindspore.int16,
+    "int8": mindspore.int8,
+    "uint8": mindspore.uint8, "uint16": mindspore.uint16, "uint32": mindspore.uint32, "uint64": mindspore.uint64,
+    "bool": mindspore.bool_,
+    "complex64": mindspore.complex64, "cfloat": mindspore.complex64,
+    "complex128": mindspore.complex128, "cdouble": mindspore.complex128,
+    "float8_e4m3fn": mindspore.float8_e4m3fn, "float8_e5m2": mindspore.float8_e5m2,
+}
+# the canonical torch name of each dtype (what `repr(torch.float32)` prints)
+_CANONICAL = {}
+for _name, _dt in TORCH_NAMES.items():
+    _CANONICAL.setdefault(_dt, _name)
+
+FLOATING = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64,
+                      mindspore.float8_e4m3fn, mindspore.float8_e5m2})
+COMPLEX = frozenset({mindspore.complex64, mindspore.complex128})
+UNSIGNED = frozenset({mindspore.uint8, mindspore.uint16, mindspore.uint32, mindspore.uint64, mindspore.bool_})
+INTEGRAL = frozenset({mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64, mindspore.uint8,
+                      mindspore.uint16, mindspore.uint32, mindspore.uint64})
+ITEMSIZE = {mindspore.float16: 2, mindspore.bfloat16: 2, mindspore.float32: 4, mindspore.float64: 8,
+            mindspore.int8: 1, mindspore.int16: 2, mindspore.int32: 4, mindspore.int64: 8, mindspore.uint8: 1,
+            mindspore.uint16: 2, mindspore.uint32: 4, mindspore.uint64: 8, mindspore.bool_: 1,
+            mindspore.complex64: 8, mindspore.complex128: 16, mindspore.float8_e4m3fn: 1, mindspore.float8_e5m2: 1}
+# torch's storage class names, used by the serialization format
+STORAGE_NAMES = {mindspore.float32: "FloatStorage", mindspore.float64: "DoubleStorage",
+                 mindspore.float16: "HalfStorage", mindspore.bfloat16: "BFloat16Storage",
+                 mindspore.int64: "LongStorage", mindspore.int32: "IntStorage", mindspore.int16: "ShortStorage",
+                 mindspore.int8: "CharStorage", mindspore.uint8: "ByteStorage", mindspore.bool_: "BoolStorage",
+                 mindspore.complex64: "ComplexFloatStorage", mindspore.complex128: "ComplexDoubleStorage"}
+
+_NUMPY = {mindspore.float32: np.dtype(np.float32), mindspore.float64: np.dtype(np.float64),
+          mindspore.float16: np.dtype(np.float16), mindspore.bfloat16: np.dtype(_ms_dtype.np_bfloat16),
+          mindspore.int64: np.dtype(np.int64), mindspore.int32: np.dtype(np.int32),
+          mindspore.int16: np.dtype(np.int16), mindspore.int8: np.dtype(np.int8), mindspore.uint8: np.dtype(np.uint8),
+          mindspore.uint16: np.dtype(np.uint16), mindspore.uint32: np.dtype(np.uint32),
+          mindspore.uint64: np.dtype(np.uint64), mindspore.bool_: np.dtype(np.bool_),
+          mindspore.complex64: np.dtype(np.complex64), mindspore.complex128: np.dtype(np.complex128)}
+_FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
+
+
+def to_numpy_dtype(dt):
+    try:
+        return _NUMPY[dt]
+    except KeyError:
+        raise TypeError(f"torch dtype {dt!r} has no NumPy equivalent") from None
+
+
+def from_numpy_dtype(np_dt):
+    try:
+        return _FROM_NUMPY[np.dtype(np_dt)]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {np_dt} has no torch equivalent") from None
+
+
+_default_float = mindspore.float32
+
+
+def get_default_dtype():
+    return _default_float
+
+
+def set_default_dtype(d):
+    global _default_float
+    if d not in (mindspore.float32, mindspore.float64, mindspore.float16, mindspore.bfloat16):
+        raise TypeError(f"torch.set_default_dtype: only floating point dtypes are supported, got {d!r}")
+    _default_float = d
+
+
+def promote_types(a, b):
+    if a == b:
+        return a
+    return from_numpy_dtype(np.promote_types(to_numpy_dtype(_widen_bf16(a)), to_numpy_dtype(_widen_bf16(b)))) \
+        if mindspore.bfloat16 not in (a, b) else _promote_with_bf16(a, b)
+
+
+def _widen_bf16(d):
+    return mindspore.float32 if d == mindspore.bfloat16 else d
+
+
+def _promote_with_bf16(a, b):
+    other = b if a == mindspore.bfloat16 else a
+    if other in INTEGRAL or other == mindspore.bool_:
+        return mindspore.bfloat16
+    if other == mindspore.float16:
+        return mindspore.float32
+    return other
+
+
+class finfo:
+    """Machine limits of a floating point dtype (torch.finfo)."""
+
+    _BF16 = dict(bits=16, eps=0.0078125, max=3.3895313892515355e38, min=-3.3895313892515355e38,
+                 tiny=1.1754943508222875e-38, smallest_normal=1.1754943508222875e-38, resolution=0.01)
+    _F8 = {mindspore.float8_e4m3fn: dict(bits=8, eps=0.125, max=448.0, min=-448.0, tiny=0.015625,
+                                         smallest_normal=0.015625, resolution=1.0),
+           mindspore.float8_e5m2: dict(bits=8, eps=0.25, max=57344.0, min=-57344.0, tiny=6.103515625e-05,
+                                       smallest_normal=6.103515625e-05, resolution=1.0)}
+
+    def __init__(self, type=None):
+        type = _default_float if type is None else type
+        if type not in FLOATING and type not in COMPLEX:
+            raise TypeError(f"torch.finfo() requires a floating point input type, got {type!r}")
+        self.dtype = _CANONICAL[type]
+        if type == mindspore.bfloat16:
+            values = self._BF16
+        elif type in self._F8:
+            values = self._F8[type]
+        else:
+            info = np.finfo(to_numpy_dtype(type))
+            values = dict(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
+                          tiny=float(info.tiny), smallest_normal=float(info.tiny), resolution=float(info.resolution))
+        self.__dict__.update(values)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min}, max={self.max}, eps={self.eps}, "
+                f"smallest_normal={self.smallest_normal}, tiny={self.tiny}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (torch.iinfo)."""
+
+    def __init__(self, type):
+        if type not in INTEGRAL and type != mindspore.bool_:
+            raise TypeError(f"torch.iinfo() requires an integer input type, got {type!r}")
+        info = np.iinfo(to_numpy_dtype(type)) if type != mindspore.bool_ else np.iinfo(np.uint8)
+        self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
+        self.dtype = _CANONICAL[type]
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+def _install_dtype_api():
+    """torch's dtype attributes and printing on MindSpore's dtype type."""
+    dtype.is_floating_point = property(lambda self: self in FLOATING)
+    dtype.is_complex = property(lambda self: self in COMPLEX)
+    dtype.is_signed = property(lambda self: self not in UNSIGNED)
+    dtype.itemsize = property(lambda self: ITEMSIZE[self])
+    dtype.to_real = lambda self: {mindspore.complex64: mindspore.float32,
+                                  mindspore.complex128: mindspore.float64}.get(self, self)
+    dtype.to_complex = lambda self: {mindspore.float32: mindspore.complex64, mindspore.float64: mindspore.complex128,
+                                     mindspore.float16: mindspore.complex64}.get(self, self)
+    ms_str = dtype.__str__
+
+    def torch_repr(self):
+        name = _CANONICAL.get(self)
+        return "torch." + (name if name is not None else ms_str(self).lower())
+
+    dtype.__repr__ = torch_repr
+    dtype.__str__ = dtype.__repr__
+
+
+_install_dtype_api()

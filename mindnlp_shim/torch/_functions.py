@@ -1,0 +1,210 @@
+"""torch-level functions that are not ops on tensor data: type queries, process settings, legacy types."""
+import os
+import warnings
+
+import mindspore
+
+from . import _dtype, _tensor
+from ._runtime import DEVICE_TARGET
+
+__all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "clone", "detach",
+           "typename", "result_type", "can_cast", "set_printoptions", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads", "use_deterministic_algorithms",
+           "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "is_autocast_enabled",
+           "get_autocast_dtype", "get_autocast_gpu_dtype", "compile", "is_warn_always_enabled",
+           "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "get_default_device", "set_default_device",
+           "is_grad_enabled_for", "Storage", "TypedStorage"]
+
+
+def is_tensor(obj):
+    return isinstance(obj, mindspore.Tensor)
+
+
+def is_storage(obj):
+    return isinstance(obj, _tensor.UntypedStorage)
+
+
+def is_floating_point(input):
+    return input.dtype in _dtype.FLOATING
+
+
+def is_complex(input):
+    return input.dtype in _dtype.COMPLEX
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input.item())
+
+
+def numel(input):
+    return input.numel()
+
+
+def clone(input, *, memory_format=None):
+    return input.clone()
+
+
+def detach(input):
+    return input.detach()
+
+
+def typename(obj):
+    if isinstance(obj, mindspore.Tensor):
+        return obj.type()
+    return type(obj).__module__ + "." + type(obj).__qualname__
+
+
+def result_type(tensor1, tensor2):
+    def dt(x):
+        if isinstance(x, mindspore.Tensor):
+            return x.dtype
+        return mindspore.bool_ if isinstance(x, bool) else mindspore.int64 if isinstance(x, int) else \
+            _dtype.get_default_dtype()
+
+    return _dtype.promote_types(dt(tensor1), dt(tensor2))
+
+
+def can_cast(from_, to):
+    order = lambda d: 0 if d == mindspore.bool_ else 1 if d in _dtype.INTEGRAL else 2 if d in _dtype.FLOATING else 3
+    return order(from_) <= order(to)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    import numpy as np
+
+    np.set_printoptions(**{k: v for k, v in dict(precision=precision, threshold=threshold, edgeitems=edgeitems,
+                                                  linewidth=linewidth).items() if v is not None})
+
+
+_threads = {"intra": max(1, len(os.sched_getaffinity(0))), "inter": 1}
+
+
+def get_num_threads():
+    return _threads["intra"]
+
+
+def set_num_threads(n):
+    """MindSpore fixes its kernel thread pool at first use; later changes are recorded and reported only."""
+    _threads["intra"] = int(n)
+
+
+def get_num_interop_threads():
+    return _threads["inter"]
+
+
+def set_num_interop_threads(n):
+    _threads["inter"] = int(n)
+
+
+_deterministic = {"on": False, "warn_only": False}
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    # MindSpore's CPU kernels are deterministic for a given thread count; the flag is recorded for queries.
+    _deterministic.update(on=bool(mode), warn_only=bool(warn_only))
+
+
+def are_deterministic_algorithms_enabled():
+    return _deterministic["on"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _deterministic["warn_only"]
+
+
+_matmul_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision):
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision {precision!r}: expected 'highest', 'high' or 'medium'")
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision():
+    return _matmul_precision[0]
+
+
+def is_autocast_enabled(device_type=None):
+    from .amp import autocast_mode
+
+    return autocast_mode.is_enabled(device_type)
+
+
+def get_autocast_dtype(device_type):
+    from .amp import autocast_mode
+
+    return autocast_mode.get_dtype(device_type)
+
+
+def get_autocast_gpu_dtype():
+    return get_autocast_dtype("cuda")
+
+
+def is_warn_always_enabled():
+    return False
+
+
+def is_grad_enabled_for(tensor):
+    return tensor.requires_grad
+
+
+_compile_notice = []
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """torch.compile: graph capture is not wired to MindSpore's JIT yet, so the model runs eagerly (one notice)."""
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    if not _compile_notice:
+        _compile_notice.append(True)
+        warnings.warn("torch.compile: running the model eagerly on MindSpore (graph capture is not used)",
+                      RuntimeWarning, stacklevel=2)
+    return model
+
+
+class _LegacyTensorType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, mindspore.Tensor) and obj.dtype == cls._dtype
+
+
+def _legacy(name, dt):
+    def __new__(cls, *args):
+        from ._ops.creation import tensor, empty
+
+        if len(args) == 1 and not isinstance(args[0], int):
+            return tensor(args[0], dtype=dt)
+        return empty(*args, dtype=dt)
+
+    return _LegacyTensorType(name, (), {"_dtype": dt, "__new__": __new__})
+
+
+FloatTensor = _legacy("FloatTensor", mindspore.float32)
+DoubleTensor = _legacy("DoubleTensor", mindspore.float64)
+HalfTensor = _legacy("HalfTensor", mindspore.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", mindspore.bfloat16)
+LongTensor = _legacy("LongTensor", mindspore.int64)
+IntTensor = _legacy("IntTensor", mindspore.int32)
+ShortTensor = _legacy("ShortTensor", mindspore.int16)
+CharTensor = _legacy("CharTensor", mindspore.int8)
+ByteTensor = _legacy("ByteTensor", mindspore.uint8)
+BoolTensor = _legacy("BoolTensor", mindspore.bool_)
+Storage = TypedStorage = _tensor.UntypedStorage
+
+
+def get_default_device():
+    from . import _device_context
+
+    return _device_context.current()
+
+
+def set_default_device(device):
+    from . import _device_context
+
+    _device_context._stack[:] = [] if device is None else [_device_context.check_reachable(device)]

@@ -1,0 +1,38 @@
+"""Small argument helpers shared by the op families."""
+import mindspore
+import numpy as np
+
+Tensor = mindspore.Tensor
+
+
+def shape_arg(size):
+    """torch accepts sizes as varargs or as one sequence: `zeros(2, 3)`, `zeros((2, 3))`, `zeros([2, 3])`."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    return tuple(int(s) for s in size)
+
+
+def wrap_dim(dim, ndim):
+    if dim < 0:
+        dim += max(ndim, 1)
+    return dim
+
+
+def dims_arg(dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        return tuple(dims[0])
+    return tuple(dims)
+
+
+def as_tensor_like(value, ref):
+    """A Python scalar or array-like as a tensor of `ref`'s dtype (torch's scalar promotion)."""
+    if isinstance(value, Tensor):
+        return value
+    return Tensor(np.asarray(value, dtype=mindspore.dtype_to_nptype(ref.dtype)) if ref.dtype != mindspore.bfloat16
+                  else np.asarray(value, dtype=np.float32)).astype(ref.dtype)
+
+
+def reject_out(out, name):
+    if out is not None:
+        raise NotImplementedError(f"torch.{name}(..., out=...) is not supported: MindSpore tensors cannot be "
+                                  f"resized in place; use the returned tensor")

@@ -1,0 +1,172 @@
+"""Tensor creation: from data, filled, ranges, and `*_like` variants."""
+import numbers
+
+import numpy as np
+import mindspore
+from mindspore import ops
+
+from .. import _dtype
+from .._device import check_reachable
+from ._util import Tensor, shape_arg
+
+
+def _finish(t, device, requires_grad):
+    if device is not None:
+        check_reachable(device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _numpy_from_data(data):
+    """Python data (possibly holding tensors) as a NumPy array with torch's dtype inference."""
+    if isinstance(data, (list, tuple)) and data and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _nested_map(data, lambda x: x.asnumpy() if isinstance(x, Tensor) else x)
+    arr = np.asarray(data)
+    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+        arr = arr.astype(_dtype.to_numpy_dtype(_dtype.get_default_dtype()))  # Python floats: default dtype
+    elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray) and arr.dtype != np.uint8:
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+        arr = arr.astype(np.complex64)
+    elif arr.dtype.kind in "OUS":
+        raise TypeError(f"torch.tensor(): could not infer a numeric dtype from data of type {type(data).__name__}")
+    return arr
+
+
+def _flat(seq):
+    for x in seq:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _nested_map(seq, fn):
+    if isinstance(seq, (list, tuple)):
+        return [_nested_map(x, fn) for x in seq]
+    return fn(seq)
+
+
+def _from_numpy_copy(arr, dtype=None):
+    if dtype is not None:
+        if dtype == mindspore.bfloat16:
+            return Tensor(np.ascontiguousarray(arr, dtype=np.float32)).astype(mindspore.bfloat16)
+        arr = arr.astype(_dtype.to_numpy_dtype(dtype), copy=False)
+    if arr.dtype == np.float64 and arr.ndim == 0:
+        arr = arr.reshape(())
+    return Tensor(np.array(arr, copy=True, order="C"))
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, Tensor):
+        t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
+    else:
+        t = _from_numpy_copy(_numpy_from_data(data), dtype)
+    return _finish(t, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        t = data if dtype is None or data.dtype == dtype else data.to(dtype)
+        return _finish(t, device, False)
+    if isinstance(data, np.ndarray) and data.flags["C_CONTIGUOUS"] and dtype is None and data.dtype.kind in "biufc":
+        return _finish(Tensor.from_numpy(data), device, False)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    t = tensor(obj, dtype=dtype) if copy else as_tensor(obj, dtype=dtype)
+    return _finish(t, device, requires_grad)
+
+
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise NotImplementedError("torch.from_numpy() of a non-contiguous array is not supported on MindSpore: "
+                                  "MindSpore tensors are dense; pass np.ascontiguousarray(a) (this copies)")
+    return Tensor.from_numpy(ndarray)
+
+
+def _filled(size, value, dtype, device, requires_grad):
+    shape = shape_arg(size)
+    if dtype is None:
+        dtype = (mindspore.bool_ if isinstance(value, bool) else mindspore.int64
+                 if isinstance(value, numbers.Integral) else _dtype.get_default_dtype())
+    if dtype == mindspore.bfloat16:
+        t = ops.fill(mindspore.float32, shape, value).astype(dtype)
+    else:
+        t = Tensor(np.full(shape, value, dtype=_dtype.to_numpy_dtype(dtype)))
+    return _finish(t, device, requires_grad)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _filled(size, 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _filled(size, 1, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    # torch leaves the memory uninitialised; zeros are one valid such content
+    return _filled(size, 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
+
+
+def _like(fn, input, dtype, device, requires_grad, *args):
+    return fn(input.shape, *args, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _like(zeros, input, dtype, device, requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _like(ones, input, dtype, device, requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _like(empty, input, dtype, device, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("torch.arange: step must be nonzero")
+    if dtype is None:
+        dtype = mindspore.int64 if all(isinstance(v, numbers.Integral) for v in values) else _dtype.get_default_dtype()
+    arr = np.arange(*values, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    return _finish(_from_numpy_copy(arr, dtype), device, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    arr = np.linspace(float(start), float(end), int(steps))
+    return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    arr = np.logspace(float(start), float(end), int(steps), base=base)
+    return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    arr = np.eye(n, n if m is None else m)
+    return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False):
+    return _filled((), s, dtype or _dtype.get_default_dtype(), device, requires_grad)

@@ -1,0 +1,91 @@
+"""Gather/scatter, index_select, masked selection, nonzero."""
+import mindspore
+from mindspore import mint, ops
+
+from ._util import Tensor, wrap_dim
+
+
+def _long(index):
+    return index if index.dtype in (mindspore.int64, mindspore.int32) else index.astype(mindspore.int64)
+
+
+def index_select(input, dim, index, *, out=None):
+    return ops.index_select(input, wrap_dim(dim, input.ndim), _long(index).reshape(-1))
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    return ops.gather_elements(input, wrap_dim(dim, input.ndim), _long(index))
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    return gather(input, dim, indices)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    if src is None:
+        src = value
+    if not isinstance(src, Tensor):
+        src = ops.fill(input.dtype, tuple(index.shape), src)
+    if reduce is not None:
+        if reduce == "add":
+            return scatter_add(input, dim, index, src)
+        raise NotImplementedError(f"torch.scatter(reduce='{reduce}') is not supported on MindSpore yet")
+    return mint.scatter(input, wrap_dim(dim, input.ndim), _long(index), src)
+
+
+def scatter_add(input, dim, index, src):
+    # MindSpore's CPU backend lacks ScatterAddExt: add a one-hot accumulation built from tensor_scatter_elements
+    return ops.tensor_scatter_elements(input, _long(index), src.astype(input.dtype), wrap_dim(dim, input.ndim), "add")
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    dim = wrap_dim(dim, input.ndim)
+    if alpha != 1:
+        source = ops.mul(source, alpha)
+    shape = [1] * source.ndim
+    shape[dim] = -1
+    idx = ops.broadcast_to(_long(index).reshape(shape), source.shape)
+    return scatter_add(input, dim, idx, source)
+
+
+def index_fill(input, dim, index, value):
+    dim = wrap_dim(dim, input.ndim)
+    mask_shape = [1] * input.ndim
+    mask_shape[dim] = input.shape[dim]
+    mask = ops.zeros(input.shape[dim], mindspore.bool_)
+    mask = ops.tensor_scatter_elements(mask.astype(mindspore.int32), _long(index).reshape(-1),
+                                       ops.ones(index.numel(), mindspore.int32), 0).astype(mindspore.bool_)
+    return ops.masked_fill(input, mask.reshape(mask_shape), value)
+
+
+def masked_select(input, mask):
+    return ops.masked_select(input, mask)
+
+
+def masked_scatter(input, mask, source):
+    return ops.masked_scatter(input, mask, source)
+
+
+def nonzero(input, *, as_tuple=False):
+    idx = ops.nonzero(input).astype(mindspore.int64)
+    if as_tuple:
+        if input.ndim == 0:
+            return (ops.zeros(int(bool(input)), mindspore.int64),)
+        return tuple(idx[:, i] for i in range(input.ndim))
+    return idx
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    right = right or side == "right"
+    out = ops.searchsorted(sorted_sequence, input, right=right)
+    return out.astype(mindspore.int32 if out_int32 else mindspore.int64)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)

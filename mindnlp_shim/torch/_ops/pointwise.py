@@ -1,0 +1,248 @@
+"""Elementwise ops: arithmetic, comparisons, logical, math functions, activations used as torch.* functions."""
+import mindspore
+from mindspore import ops
+
+from ._util import Tensor, reject_out
+
+
+def _scalar_of(x):
+    return x.item() if isinstance(x, Tensor) and x.ndim == 0 and not x._requires_grad and x._grad_node is None else x
+
+
+def add(input, other, *, alpha=1, out=None):
+    reject_out(out, "add")
+    if alpha != 1:
+        other = ops.mul(other, alpha)
+    return ops.add(input, other)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    reject_out(out, "sub")
+    if alpha != 1:
+        other = ops.mul(other, alpha)
+    return ops.sub(input, other)
+
+
+def rsub(input, other, *, alpha=1):
+    return sub(other, input, alpha=alpha)
+
+
+def mul(input, other, *, out=None):
+    reject_out(out, "mul")
+    return ops.mul(input, other)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    reject_out(out, "div")
+    if rounding_mode is None:
+        if not isinstance(input, Tensor):
+            input = ops.scalar_to_tensor(input, other.dtype if other.is_floating_point() else mindspore.float32)
+        return ops.div(input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        quotient = ops.trunc(ops.div(input, other))
+        integral = [v for v in (input, other) if isinstance(v, Tensor) and not v.is_floating_point()]
+        if integral and not any(isinstance(v, float) or (isinstance(v, Tensor) and v.is_floating_point())
+                                for v in (input, other)):
+            return quotient.astype(integral[0].dtype)  # integer inputs keep an integer result, as in torch
+        return quotient
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def floor_divide(input, other, *, out=None):
+    reject_out(out, "floor_divide")
+    return ops.floor_divide(input, other)
+
+
+def remainder(input, other, *, out=None):
+    return ops.remainder(input, other)
+
+
+def fmod(input, other, *, out=None):
+    return ops.fmod(input, other)
+
+
+def pow(input, exponent, *, out=None):
+    reject_out(out, "pow")
+    return ops.pow(input, exponent)
+
+
+def _unary(ms_fn, name):
+    def op(input, *, out=None):
+        reject_out(out, name)
+        return ms_fn(input)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+neg = negative = _unary(ops.neg, "neg")
+abs = absolute = _unary(ops.abs, "abs")
+exp = _unary(ops.exp, "exp")
+exp2 = _unary(ops.exp2, "exp2")
+expm1 = _unary(ops.expm1, "expm1")
+log = _unary(ops.log, "log")
+log2 = _unary(ops.log2, "log2")
+log10 = _unary(ops.log10, "log10")
+log1p = _unary(ops.log1p, "log1p")
+sqrt = _unary(ops.sqrt, "sqrt")
+rsqrt = _unary(ops.rsqrt, "rsqrt")
+sin = _unary(ops.sin, "sin")
+cos = _unary(ops.cos, "cos")
+tan = _unary(ops.tan, "tan")
+asin = arcsin = _unary(ops.asin, "asin")
+acos = arccos = _unary(ops.acos, "acos")
+atan = arctan = _unary(ops.atan, "atan")
+sinh = _unary(ops.sinh, "sinh")
+cosh = _unary(ops.cosh, "cosh")
+tanh = _unary(ops.tanh, "tanh")
+sigmoid = _unary(ops.sigmoid, "sigmoid")
+erf = _unary(ops.erf, "erf")
+erfc = _unary(ops.erfc, "erfc")
+erfinv = _unary(ops.erfinv, "erfinv")
+floor = _unary(ops.floor, "floor")
+ceil = _unary(ops.ceil, "ceil")
+trunc = fix = _unary(ops.trunc, "trunc")
+frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac")
+sign = _unary(ops.sign, "sign")
+sgn = sign
+reciprocal = _unary(ops.reciprocal, "reciprocal")
+square = _unary(ops.square, "square")
+logical_not = _unary(ops.logical_not, "logical_not")
+bitwise_not = _unary(lambda x: ops.logical_not(x) if x.dtype == mindspore.bool_ else ops.invert(x), "bitwise_not")
+isnan = _unary(ops.isnan, "isnan")
+isinf = _unary(ops.isinf, "isinf")
+isfinite = _unary(ops.isfinite, "isfinite")
+relu = _unary(ops.relu, "relu")
+isneginf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.lt(x, 0)), "isneginf")
+isposinf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.gt(x, 0)), "isposinf")
+
+
+def round(input, *, decimals=0, out=None):
+    if decimals:
+        scale = 10.0 ** decimals
+        return ops.div(ops.round(ops.mul(input, scale)), scale)
+    return ops.round(input)
+
+
+def _binary(ms_fn, name):
+    def op(input, other, *, out=None):
+        reject_out(out, name)
+        return ms_fn(input, other)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+eq = _binary(ops.equal, "eq")
+ne = not_equal = _binary(ops.not_equal, "ne")
+lt = less = _binary(ops.less, "lt")
+le = less_equal = _binary(ops.less_equal, "le")
+gt = greater = _binary(ops.greater, "gt")
+ge = greater_equal = _binary(ops.greater_equal, "ge")
+maximum = _binary(ops.maximum, "maximum")
+minimum = _binary(ops.minimum, "minimum")
+fmax = _binary(ops.maximum, "fmax")
+fmin = _binary(ops.minimum, "fmin")
+logical_and = _binary(ops.logical_and, "logical_and")
+logical_or = _binary(ops.logical_or, "logical_or")
+logical_xor = _binary(ops.logical_xor, "logical_xor")
+atan2 = arctan2 = _binary(ops.atan2, "atan2")
+hypot = _binary(ops.hypot, "hypot")
+
+
+def _bitwise(ms_fn, bool_fn, name):
+    def op(input, other, *, out=None):
+        reject_out(out, name)
+        dt = input.dtype if isinstance(input, Tensor) else other.dtype
+        if dt == mindspore.bool_:
+            return bool_fn(input, other)
+        return ms_fn(input, other)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+bitwise_and = _bitwise(ops.bitwise_and, ops.logical_and, "bitwise_and")
+bitwise_or = _bitwise(ops.bitwise_or, ops.logical_or, "bitwise_or")
+bitwise_xor = _bitwise(ops.bitwise_xor, ops.logical_xor, "bitwise_xor")
+
+
+def bitwise_left_shift(input, other):
+    return ops.mul(input, ops.pow(2, other))
+
+
+def equal(input, other):
+    """True if both tensors have the same size and elements."""
+    return tuple(input.shape) == tuple(other.shape) and bool(ops.equal(input, other).all())
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    reject_out(out, "clamp")
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return ops.clamp(input, _scalar_of(min), _scalar_of(max))
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    return ops.where(condition, input, other)
+
+
+def lerp(input, end, weight, *, out=None):
+    return ops.add(input, ops.mul(ops.sub(end, input), weight))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    return ops.add(input, ops.mul(ops.mul(tensor1, tensor2), value))
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    return ops.add(input, ops.mul(ops.div(tensor1, tensor2), value))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    from .. import _dtype
+
+    info = _dtype.finfo(input.dtype) if input.is_floating_point() else None
+    if info is None:
+        return input
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = ops.where(ops.isnan(input), ops.full_like(input, nan), input)
+    out = ops.where(ops.logical_and(ops.isinf(out), ops.gt(out, 0)), ops.full_like(input, posinf), out)
+    return ops.where(ops.logical_and(ops.isinf(out), ops.lt(out, 0)), ops.full_like(input, neginf), out)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    diff = ops.abs(ops.sub(input, other))
+    tol = ops.add(ops.mul(ops.abs(other), rtol), atol)
+    close = ops.logical_or(ops.less_equal(diff, tol), ops.equal(input, other))
+    if equal_nan:
+        close = ops.logical_or(close, ops.logical_and(ops.isnan(input), ops.isnan(other)))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def masked_fill(input, mask, value):
+    if isinstance(value, Tensor):
+        value = value.astype(input.dtype)
+    return ops.masked_fill(input, mask, value)

@@ -1,0 +1,232 @@
+"""Reductions, scans, sorting and the softmax family."""
+import collections
+
+import mindspore
+from mindspore import mint, ops
+
+from ._util import Tensor, reject_out
+
+values_indices = collections.namedtuple("values_indices", ["values", "indices"])
+_INTEGRAL_TO_LONG = (mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8)
+
+
+def _dim_tuple(dim):
+    if dim is None:
+        return None
+    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+
+
+def _empty_reduction(input, dim, keepdim, fill, dtype):
+    """MindSpore's CPU reductions return garbage on empty inputs: answer torch's value directly."""
+    shape = list(input.shape)
+    dims = range(len(shape)) if dim is None else [d % len(shape) for d in ((dim,) if isinstance(dim, int) else dim)]
+    for d in sorted(dims, reverse=True):
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+    return ops.fill(dtype, tuple(shape), fill)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    reject_out(out, "sum")
+    if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
+        dtype = mindspore.int64
+    if input.numel() == 0:
+        return _empty_reduction(input, dim, keepdim, 0, dtype or input.dtype)
+    if dtype is not None and dtype != input.dtype:
+        input = input.astype(dtype)
+    return mint.sum(input, _dim_tuple(dim), keepdim)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return sum(ops.where(ops.isnan(input), ops.zeros_like(input), input), dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    reject_out(out, "mean")
+    if dtype is not None:
+        input = input.astype(dtype)
+    if not input.is_floating_point() and not input.is_complex():
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {str(input.dtype).replace('torch.', '').capitalize()}")
+    if input.numel() == 0:
+        return _empty_reduction(input, dim, keepdim, float("nan"), input.dtype)
+    return mint.mean(input, _dim_tuple(dim), keepdim)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
+        dtype = mindspore.int64
+    if dtype is not None:
+        input = input.astype(dtype)
+    return ops.prod(input, dim, keepdim)
+
+
+def _max_min(ms_reduce, ms_elementwise, name):
+    def op(input, dim=None, keepdim=False, *, out=None):
+        if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
+            return ms_elementwise(input, dim)
+        if dim is None:
+            if input.numel() == 0:
+                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                   f"Specify the reduction dim with the 'dim' argument.")
+            return ms_reduce(input)
+        values, indices = ms_reduce(input, dim, keepdim)
+        return values_indices(values, indices.astype(mindspore.int64))
+
+    op.__name__ = name
+    return op
+
+
+max = _max_min(mint.max, ops.maximum, "max")
+min = _max_min(mint.min, ops.minimum, "min")
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    return ops.amax(input, _dim_tuple(dim) if dim != () else None, keepdim)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    return ops.amin(input, _dim_tuple(dim) if dim != () else None, keepdim)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    mm = collections.namedtuple("aminmax", ["min", "max"])
+    return mm(amin(input, dim if dim is not None else (), keepdim), amax(input, dim if dim is not None else (), keepdim))
+
+
+def argmax(input, dim=None, keepdim=False):
+    if dim is None:
+        return ops.argmax(input.reshape(-1), 0).astype(mindspore.int64)
+    return ops.argmax(input, dim, keepdim).astype(mindspore.int64)
+
+
+def argmin(input, dim=None, keepdim=False):
+    if dim is None:
+        return ops.argmin(input.reshape(-1), 0).astype(mindspore.int64)
+    return ops.argmin(input, dim, keepdim).astype(mindspore.int64)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    if input.numel() == 0:
+        return _empty_reduction(input, dim, keepdim, True, mindspore.bool_)
+    return ops.all(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    if input.numel() == 0:
+        return _empty_reduction(input, dim, keepdim, False, mindspore.bool_)
+    return ops.any(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
+
+
+def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    if isinstance(dim, bool):  # legacy var(input, unbiased)
+        correction, dim = (1 if dim else 0), None
+    m = mean(input, dim, keepdim=True)
+    sq = ops.square(ops.sub(input, m))
+    n = input.numel() if dim is None else _count(input, dim)
+    return ops.div(sum(sq, dim, keepdim), n - correction)
+
+
+def _count(input, dim):
+    n = 1
+    for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+        n *= input.shape[d]
+    return n
+
+
+def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
+    return ops.sqrt(var(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
+
+
+def var_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
+    return var(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased), mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
+    return std(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased), mean(input, dim, keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return ops.logsumexp(input, _dim_tuple(dim), keepdim)
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
+        dtype = mindspore.int64
+    if dtype is not None:
+        input = input.astype(dtype)
+    return ops.cumsum(input, dim)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    if dtype is not None:
+        input = input.astype(dtype)
+    return ops.cumprod(input, dim)
+
+
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    if dtype is not None:
+        input = input.astype(dtype)
+    return ops.softmax(input, -1 if dim is None else dim)
+
+
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    if dtype is not None:
+        input = input.astype(dtype)
+    return ops.log_softmax(input, -1 if dim is None else dim)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    if dim not in (-1, input.ndim - 1):
+        moved = input.swapaxes(dim, -1)
+        values, indices = topk(moved, k, -1, largest, sorted)
+        return values_indices(values.swapaxes(dim, -1), indices.swapaxes(dim, -1))
+    if largest:
+        values, indices = ops.topk(input, k, sorted=sorted)
+    else:
+        values, indices = ops.topk(ops.neg(input), k, sorted=sorted)
+        values = ops.neg(values)
+    return values_indices(values, indices.astype(mindspore.int64))
+
+
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    values, indices = ops.sort(input, dim, descending)
+    return values_indices(values, indices.astype(mindspore.int64))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable).indices
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    from .linalg import vector_norm
+
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc":
+        raise NotImplementedError("torch.norm(p='nuc') is not supported on MindSpore: no CPU SVD kernel is used here")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def count_nonzero(input, dim=None):
+    return sum(ops.not_equal(input, 0), dim)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    import numpy as np
+
+    if dim is not None:
+        raise NotImplementedError("torch.unique(dim=...) is not supported on MindSpore")
+    res = np.unique(input.asnumpy(), return_inverse=return_inverse, return_counts=return_counts)
+    if not (return_inverse or return_counts):
+        return Tensor(res)
+    out = [Tensor(res[0])]
+    if return_inverse:
+        out.append(Tensor(res[1].reshape(input.shape).astype(np.int64)))
+    if return_counts:
+        out.append(Tensor(res[-1].astype(np.int64)))
+    return tuple(out)

@@ -1,0 +1,360 @@
+"""Shape and layout ops: view/reshape, transposes, squeeze/unsqueeze, expand/repeat, cat/stack/split."""
+import mindspore
+from mindspore import ops
+
+from ._util import Tensor, dims_arg, shape_arg, wrap_dim
+
+
+def _infer_shape(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    n = 1
+    for s in shape:
+        n *= s
+    if n != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def reshape(input, *shape):
+    shape = _infer_shape(shape_arg(shape), input.numel())
+    if tuple(input.shape) == shape:
+        return input
+    return ops.reshape(input, shape)
+
+
+def view(input, *shape):
+    if len(shape) == 1 and isinstance(shape[0], mindspore.dtype.Type):
+        return view_as_dtype(input, shape[0])
+    return reshape(input, *shape)
+
+
+def view_as_dtype(input, dtype):
+    if dtype == input.dtype:
+        return input
+    from .. import _dtype
+
+    if _dtype.ITEMSIZE[dtype] != _dtype.ITEMSIZE[input.dtype]:
+        raise NotImplementedError("Tensor.view(dtype) between dtypes of different sizes is not supported on MindSpore")
+    arr = input.asnumpy().view(_dtype.to_numpy_dtype(dtype))
+    return Tensor(arr)
+
+
+def view_as(input, other):
+    return reshape(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+def transpose(input, dim0, dim1):
+    n = input.ndim
+    if n < 2:
+        return input
+    dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    if dim0 == dim1:
+        return input
+    perm = list(range(n))
+    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+    return ops.transpose(input, tuple(perm))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def permute(input, *dims):
+    dims = tuple(wrap_dim(d, input.ndim) for d in dims_arg(dims))
+    if dims == tuple(range(input.ndim)):
+        return input
+    return ops.transpose(input, dims)
+
+
+def movedim(input, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    n = input.ndim
+    src = [wrap_dim(s, n) for s in src]
+    dst = [wrap_dim(d, n) for d in dst]
+    order = [d for d in range(n) if d not in src]
+    perm = [None] * n
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(order)
+    perm = [p if p is not None else next(it) for p in perm]
+    return permute(input, perm)
+
+
+moveaxis = movedim
+
+
+def unsqueeze(input, dim):
+    return ops.expand_dims(input, wrap_dim(dim, input.ndim + 1))
+
+
+def squeeze(input, dim=None):
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(input.shape) if s == 1)
+    else:
+        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+        axes = tuple(sorted({wrap_dim(d, input.ndim) for d in dims if input.shape[wrap_dim(d, input.ndim)] == 1}))
+    if not axes:
+        return input
+    return ops.squeeze(input, axes)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s, e = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = input.shape[:s] + (-1,) + input.shape[e + 1:]
+    return reshape(input, shape)
+
+
+def unflatten(input, dim, sizes):
+    dim = wrap_dim(dim, input.ndim)
+    inner = _infer_shape(sizes, input.shape[dim])
+    return reshape(input, input.shape[:dim] + inner + input.shape[dim + 1:])
+
+
+def expand(input, *sizes):
+    sizes = shape_arg(sizes)
+    lead = len(sizes) - input.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({input.ndim})")
+    target = tuple(input.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    if target == tuple(input.shape):
+        return input
+    return ops.broadcast_to(input, target)
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    import numpy as np
+
+    return tuple(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+
+
+def repeat(input, *sizes):
+    sizes = shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    x = input.reshape((1,) * (len(sizes) - input.ndim) + tuple(input.shape))
+    return ops.tile(x, sizes)
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    if len(dims) < input.ndim:
+        dims = (1,) * (input.ndim - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    if isinstance(repeats, Tensor) and repeats.numel() == 1:
+        repeats = int(repeats.item())
+    return ops.repeat_interleave(input, repeats, dim)
+
+
+def _promote_all(tensors):
+    from .. import _dtype
+
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype != dt:
+            dt = _dtype.promote_types(dt, t.dtype)
+    return [t if t.dtype == dt else t.astype(dt) for t in tensors]
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    # torch skips 1-D empty tensors when concatenating
+    nonempty = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
+    if not nonempty:
+        return tensors[0]
+    nonempty = _promote_all(nonempty)
+    if len(nonempty) == 1:
+        return nonempty[0]
+    return ops.cat(tuple(nonempty), wrap_dim(dim, nonempty[0].ndim))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = _promote_all(list(tensors))
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return ops.stack(tuple(tensors), wrap_dim(dim, tensors[0].ndim + 1))
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([t.reshape(1, -1) if t.ndim == 1 else t for t in tensors], 0)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    dim = wrap_dim(dim, tensor.ndim)
+    length = tensor.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        sizes = [step] * (length // step) + ([length % step] if length % step else [])
+        if not sizes:
+            sizes = [0]
+    else:
+        sizes = list(split_size_or_sections)
+    return _split_sizes(tensor, sizes, dim)
+
+
+def _split_sizes(tensor, sizes, dim):
+    total = 0
+    for s in sizes:
+        total += s
+    if total != tensor.shape[dim]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {tensor.shape[dim]} "
+                           f"(input tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
+    if len(sizes) == 1:
+        return (tensor,)
+    return tuple(ops.split(tensor, list(sizes), dim))
+
+
+def split_with_sizes(tensor, split_sizes, dim=0):
+    return _split_sizes(tensor, list(split_sizes), wrap_dim(dim, tensor.ndim))
+
+
+def chunk(input, chunks, dim=0):
+    dim = wrap_dim(dim, input.ndim)
+    length = input.shape[dim]
+    step = -(-length // chunks) if length else 1
+    return split(input, step, dim) if length else (input,)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    dim = wrap_dim(dim, input.ndim)
+    n = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    else:
+        bounds = [0] + [min(int(i), n) for i in indices_or_sections] + [n]
+        sizes = [max(b - a, 0) for a, b in zip(bounds[:-1], bounds[1:])]
+    return tuple(narrow(input, dim, _total(sizes[:i]), s) for i, s in enumerate(sizes))
+
+
+def _total(values):
+    total = 0
+    for v in values:
+        total += v
+    return total
+
+
+def unbind(input, dim=0):
+    dim = wrap_dim(dim, input.ndim)
+    return tuple(select(input, dim, i) for i in range(input.shape[dim]))
+
+
+def narrow(input, dim, start, length):
+    dim = wrap_dim(dim, input.ndim)
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    if start < 0:
+        start += input.shape[dim]
+    index = (slice(None),) * dim + (slice(start, start + length),)
+    return input[index]
+
+
+def select(input, dim, index):
+    dim = wrap_dim(dim, input.ndim)
+    return input[(slice(None),) * dim + (index,)]
+
+
+def flip(input, dims):
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return ops.flip(input, tuple(wrap_dim(d, input.ndim) for d in dims))
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    out = input
+    for s, d in zip(shifts, dims):
+        d = wrap_dim(d, input.ndim)
+        n = input.shape[d]
+        s %= n
+        if s:
+            out = cat([narrow(out, d, n - s, s), narrow(out, d, 0, n - s)], d)
+    return out
+
+
+def tril(input, diagonal=0, *, out=None):
+    return ops.tril(input, diagonal)
+
+
+def triu(input, diagonal=0, *, out=None):
+    return ops.triu(input, diagonal)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return ops.diagonal(input, offset, dim1, dim2)
+
+
+def diag(input, diagonal=0):
+    if diagonal != 0:
+        raise NotImplementedError("torch.diag(diagonal != 0) is not supported on MindSpore yet")
+    return ops.diag(input)
+
+
+_ms_contiguous = Tensor.contiguous  # MindSpore's own, captured before the torch binding replaces it
+
+
+def contiguous(input, memory_format=None):
+    return input if input.is_contiguous() else _ms_contiguous(input)
+
+
+def atleast_1d(input):
+    return input.reshape(1) if input.ndim == 0 else input
+
+
+def meshgrid(*tensors, indexing="ij"):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(ops.meshgrid(*tensors, indexing=indexing))

@@ -1,0 +1,457 @@
+"""torch.Tensor semantics installed on `mindspore.Tensor` itself (no wrapper objects).
+
+This module holds what is specific to the Tensor object: properties (shape, device, grad, ...), conversions,
+autograd entry points, printing and the Python protocol. Op methods (`x.sum()`, `x + y`, `x.add_()`) are bound
+to the op functions in `_ops` by `_bindings.py`.
+"""
+import numpy as np
+import mindspore
+from mindspore import ops
+
+from . import _dtype, _inplace
+from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
+from ._size import Size, SizeAttr
+from .autograd import engine as _engine
+
+Tensor = mindspore.Tensor
+_ms_shape = Tensor.shape  # MindSpore's own descriptors, captured before they are replaced
+_ms_numel = Tensor.numel
+_ms_stop_gradient = ops.stop_gradient
+
+
+# ---------------------------------------------------------------- shape and metadata
+def _shape(self):
+    return Size(_ms_shape.__get__(self))
+
+
+def _size(self):
+    return SizeAttr(_ms_shape.__get__(self))
+
+
+def dim(self):
+    return len(_ms_shape.__get__(self))
+
+
+def numel(self):
+    n = 1
+    for d in _ms_shape.__get__(self):
+        n *= d
+    return n
+
+
+def element_size(self):
+    return _dtype.ITEMSIZE[self.dtype]
+
+
+def is_floating_point(self):
+    return self.dtype in _dtype.FLOATING
+
+
+def is_complex(self):
+    return self.dtype in _dtype.COMPLEX
+
+
+def is_signed(self):
+    return self.dtype not in _dtype.UNSIGNED
+
+
+class _Layout:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+strided = _Layout("strided")
+sparse_coo = _Layout("sparse_coo")
+
+
+# ---------------------------------------------------------------- autograd
+def _get_grad(self):
+    return self._grad
+
+
+def _set_grad(self, value):
+    if value is not None and tuple(value.shape) != tuple(self.shape):
+        raise RuntimeError(f"assigned grad has data of a different size: {tuple(value.shape)} vs {tuple(self.shape)}")
+    self._grad = value
+
+
+def _get_requires_grad(self):
+    return bool(self._requires_grad)
+
+
+def _set_requires_grad(self, value):
+    requires_grad_(self, value)
+
+
+def requires_grad_(self, requires_grad=True):
+    if requires_grad and not (self.dtype in _dtype.FLOATING or self.dtype in _dtype.COMPLEX):
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    if not requires_grad and not self._is_leaf:
+        raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                           "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+    self._requires_grad = bool(requires_grad)
+    return self
+
+
+def _grad_fn(self):
+    return None if self._is_leaf else self._grad_node
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    _engine.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs)
+
+
+def detach(self):
+    return _ms_stop_gradient(self)
+
+
+def detach_(self):
+    if not self._is_leaf:
+        raise NotImplementedError("Tensor.detach_() on a non-leaf tensor is not supported on MindSpore: the tape "
+                                  "node cannot be cut in place; use x = x.detach()")
+    self._requires_grad = False
+    return self
+
+
+def retain_grad(self):
+    # MindSpore's own retain_grad has no CPU kernel (Clone); a hook that stores the grad does the same job.
+    if self._is_leaf or getattr(self, "_retains_grad_hook", None) is not None:
+        return
+
+    def _store(grad):
+        self._grad = grad if self._grad is None else ops.add(self._grad, grad)
+
+    self._retains_grad_hook = self.register_hook(_store)
+
+
+def _is_leaf(self):
+    return bool(self._is_leaf)
+
+
+# ---------------------------------------------------------------- data and conversions
+def _get_data(self):
+    # Writes through `.data` (e.g. `p.data.normal_()`, `p.data.copy_(v)`) must reach the tensor itself, and
+    # MindSpore cannot alias storage between two tensor objects reliably, so `.data` is the tensor.
+    return self
+
+
+def _set_data(self, value):
+    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
+        if self._requires_grad:
+            raise NotImplementedError("Assigning `.data` of a different shape or dtype to a tensor that requires "
+                                      "grad is not supported on MindSpore; create a new nn.Parameter instead")
+        self.assign_value(value)
+        return
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        _inplace.assign(self, value)
+
+
+def _device(self):
+    return PROCESS_DEVICE
+
+
+def _parse_to_args(args, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, (str, _device_cls, int)):
+            dev = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, bool):
+            pass  # non_blocking / copy positional flags
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments: {type(a).__name__}")
+    return dtype, dev, copy
+
+
+def to(self, *args, **kwargs):
+    dtype, dev, copy = _parse_to_args(args, dict(kwargs))
+    if dev is not None:
+        check_reachable(dev)
+    out = self
+    if dtype is not None and dtype != self.dtype:
+        out = ops.cast(self, dtype)  # (MindSpore's astype calls Tensor.to: cast directly)
+    elif copy:
+        out = clone(self)
+    return out
+
+
+def _cast_to(dtype):
+    def method(self, memory_format=None):
+        return self if self.dtype == dtype else ops.cast(self, dtype)
+
+    return method
+
+
+def type_(self, dtype=None, non_blocking=False, **kwargs):
+    if dtype is None:
+        return _LEGACY_TYPE_NAMES.get(self.dtype, "torch.Tensor")
+    if isinstance(dtype, str):
+        inverse = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
+        if dtype not in inverse:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = inverse[dtype]
+    return to(self, dtype)
+
+
+_LEGACY_TYPE_NAMES = {mindspore.float32: "torch.FloatTensor", mindspore.float64: "torch.DoubleTensor",
+                      mindspore.float16: "torch.HalfTensor", mindspore.bfloat16: "torch.BFloat16Tensor",
+                      mindspore.int64: "torch.LongTensor", mindspore.int32: "torch.IntTensor",
+                      mindspore.int16: "torch.ShortTensor", mindspore.int8: "torch.CharTensor",
+                      mindspore.uint8: "torch.ByteTensor", mindspore.bool_: "torch.BoolTensor"}
+
+
+def type_as(self, other):
+    return to(self, other.dtype)
+
+
+def cpu(self, memory_format=None):
+    return self  # on a CPU target the tensor is already there; on GPU/NPU targets host copies go via numpy()
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    check_reachable("cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
+    return self
+
+
+def numpy(self, *, force=False):
+    if self._requires_grad and not force:
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    return self.asnumpy()
+
+
+def __array__(self, dtype=None, copy=None):
+    arr = self.asnumpy()
+    return arr if dtype is None else arr.astype(dtype)
+
+
+def clone(self, *, memory_format=None):
+    # a recorded copy: gradients flow back to the source, storage is new
+    return ops.add(self, ops.zeros((), self.dtype)) if self.dtype != mindspore.bool_ else ops.logical_and(self, True)
+
+
+def copy_(self, src, non_blocking=False):
+    return _inplace.assign(self, src)
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from ._ops.creation import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def _new_filled(factory):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+        return factory(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+    return method
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    from ._ops.creation import full
+
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+# ---------------------------------------------------------------- storage-level queries (safetensors, HF saving)
+class UntypedStorage:
+    """Read-only view of a tensor's storage for the queries HF libraries make (pointer, size, device)."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def data_ptr(self):
+        return self._tensor.data_ptr()
+
+    def nbytes(self):
+        return self._tensor.numel() * element_size(self._tensor)
+
+    def size(self):
+        return self.nbytes()
+
+    @property
+    def device(self):
+        return PROCESS_DEVICE
+
+    def __len__(self):
+        return self.nbytes()
+
+
+def untyped_storage(self):
+    return UntypedStorage(self)
+
+
+def is_shared(self):
+    return False
+
+
+# ---------------------------------------------------------------- printing
+def __repr__(self, *, tensor_contents=None):
+    arr = self.astype(mindspore.float32).asnumpy() if self.dtype == mindspore.bfloat16 else self.asnumpy()
+    body = np.array2string(arr, separator=", ", precision=4, threshold=1000, edgeitems=3,
+                           prefix="tensor(", floatmode="maxprec")
+    extras = []
+    default_for_kind = {"f": _dtype.get_default_dtype(), "i": mindspore.int64, "b": mindspore.bool_}
+    kind = "f" if self.dtype in _dtype.FLOATING else "b" if self.dtype == mindspore.bool_ else \
+        "i" if self.dtype in _dtype.INTEGRAL else "c"
+    if default_for_kind.get(kind) != self.dtype or self.numel() == 0:
+        extras.append(f"dtype={self.dtype!r}")
+    if self.numel() == 0 and self.ndim != 1:
+        extras.append(f"size={tuple(self.shape)}")
+    if not self._is_leaf and self._grad_node is not None:
+        extras.append(f"grad_fn=<{self._grad_node.name()}Backward>")
+    elif self._requires_grad:
+        extras.append("requires_grad=True")
+    prefix = "Parameter containing:\n" if getattr(self, "_is_param", False) else ""
+    return prefix + "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+def __format__(self, spec):
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    return object.__format__(repr(self), spec)
+
+
+def __len__(self):
+    shape = _ms_shape.__get__(self)
+    if not shape:
+        raise TypeError("len() of a 0-d tensor")
+    return shape[0]
+
+
+def __deepcopy__(self, memo):
+    if id(self) in memo:
+        return memo[id(self)]
+    arr = self.astype(mindspore.float32).asnumpy().copy() if self.dtype == mindspore.bfloat16 else self.asnumpy().copy()
+    new = Tensor(arr).astype(self.dtype) if self.dtype == mindspore.bfloat16 else Tensor(arr)
+    if self._requires_grad:
+        new._requires_grad = True
+    if getattr(self, "_is_param", False):
+        new._is_param = True
+    if self._grad is not None:
+        new._grad = __deepcopy__(self._grad, memo)
+    memo[id(self)] = new
+    return new
+
+
+def __reduce_ex__(self, protocol):
+    arr = self.astype(mindspore.float32).asnumpy() if self.dtype == mindspore.bfloat16 else self.asnumpy()
+    return (_rebuild_from_numpy, (np.array(arr), repr(self.dtype), bool(self._requires_grad),
+                                  bool(getattr(self, "_is_param", False))))
+
+
+def _rebuild_from_numpy(arr, dtype_name, requires_grad, is_param):
+    dtype = _dtype.TORCH_NAMES[dtype_name.replace("torch.", "")]
+    t = Tensor(arr).astype(dtype) if Tensor(arr).dtype != dtype else Tensor(arr)
+    if requires_grad:
+        t._requires_grad = True
+    if is_param:
+        t._is_param = True
+    return t
+
+
+def __hash__(self):
+    return id(self)
+
+
+def __bool__(self):
+    if self.numel() != 1:
+        raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self.item())
+
+
+def item(self):
+    if self.numel() != 1:
+        raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+    arr = self.asnumpy()
+    return arr.reshape(()).item() if arr.dtype != _dtype.to_numpy_dtype(mindspore.bfloat16) else float(arr.reshape(()))
+
+
+def tolist(self):
+    arr = self.asnumpy()
+    if self.dtype == mindspore.bfloat16:
+        arr = arr.astype(np.float32)
+    return arr.tolist()
+
+
+def __int__(self):
+    return int(item(self))
+
+
+def __float__(self):
+    return float(item(self))
+
+
+def __index__(self):
+    if self.dtype in _dtype.FLOATING or self.numel() != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(item(self))
+
+
+def __iter__(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (self[i] for i in range(self.shape[0]))
+
+
+def __contains__(self, element):
+    return bool((self == element).any())
+
+
+_PROPERTIES = {
+    "shape": _shape, "size": _size, "device": _device, "grad_fn": _grad_fn, "is_leaf": _is_leaf,
+    "is_cuda": lambda self: PROCESS_DEVICE_TYPE == "cuda", "is_cpu": lambda self: PROCESS_DEVICE_TYPE == "cpu",
+    "is_meta": lambda self: False, "is_sparse": lambda self: False, "is_quantized": lambda self: False,
+    "is_mkldnn": lambda self: False, "is_nested": lambda self: False, "is_npu": lambda self: PROCESS_DEVICE_TYPE == "npu",
+    "layout": lambda self: strided, "itemsize": element_size, "nbytes": lambda self: numel(self) * element_size(self),
+    "output_nr": lambda self: 0, "_version": lambda self: 0,
+}
+_SETTABLE_PROPERTIES = {
+    "grad": (_get_grad, _set_grad), "requires_grad": (_get_requires_grad, _set_requires_grad),
+    "data": (_get_data, _set_data),
+}
+_METHODS = {
+    "dim": dim, "ndimension": dim, "numel": numel, "nelement": numel, "element_size": element_size,
+    "is_floating_point": is_floating_point, "is_complex": is_complex, "is_signed": is_signed,
+    "requires_grad_": requires_grad_, "backward": backward, "detach": detach, "detach_": detach_,
+    "retain_grad": retain_grad, "to": to, "type": type_, "type_as": type_as, "cpu": cpu, "cuda": cuda,
+    "numpy": numpy, "__array__": __array__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
+    "new_full": new_full, "untyped_storage": untyped_storage, "is_shared": is_shared,
+    "share_memory_": lambda self: self, "pin_memory": lambda self, device=None: self,
+    "is_pinned": lambda self, device=None: False, "get_device": lambda self: -1 if PROCESS_DEVICE_TYPE == "cpu" else 0,
+    "__repr__": __repr__, "__str__": __repr__, "__format__": __format__, "__len__": __len__,
+    "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__, "__hash__": __hash__, "__bool__": __bool__,
+    "item": item, "tolist": tolist, "__int__": __int__, "__float__": __float__, "__index__": __index__,
+    "__iter__": __iter__, "__contains__": __contains__,
+    "float": _cast_to(mindspore.float32), "double": _cast_to(mindspore.float64), "half": _cast_to(mindspore.float16),
+    "bfloat16": _cast_to(mindspore.bfloat16), "long": _cast_to(mindspore.int64), "int": _cast_to(mindspore.int32),
+    "short": _cast_to(mindspore.int16), "char": _cast_to(mindspore.int8), "byte": _cast_to(mindspore.uint8),
+    "bool": _cast_to(mindspore.bool_),
+}
+
+
+def install():
+    for name, getter in _PROPERTIES.items():
+        setattr(Tensor, name, property(getter))
+    for name, (getter, setter) in _SETTABLE_PROPERTIES.items():
+        setattr(Tensor, name, property(getter, setter))
+    for name, fn in _METHODS.items():
+        setattr(Tensor, name, fn)
+    from ._ops import creation
+
+    Tensor.new_zeros = _new_filled(creation.zeros)
+    Tensor.new_ones = _new_filled(creation.ones)
+    Tensor.new_empty = _new_filled(creation.empty)

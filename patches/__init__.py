@@ -1,0 +1,30 @@
+"""Small, named patches on third-party functions whose behaviour the torch API alone cannot reach.
+
+Each module patches one package, says in its docstring why each patch exists, and guards on the upstream
+version it was written against. Patches are applied lazily, when the target module is imported.
+"""
+import importlib
+import sys
+
+import wrapt
+
+# target module -> patch module (inside this package) whose `apply(module)` patches it
+_PATCHES = {}
+
+
+def register(target_module, patch_module):
+    _PATCHES[target_module] = patch_module
+
+
+def _apply_one(target_name, module):
+    patch = importlib.import_module(f"{__name__}.{_PATCHES[target_name]}")
+    patch.apply(module)
+
+
+def apply_all():
+    """Patch each target now if it is already imported, otherwise the moment it is imported."""
+    for target_name in _PATCHES:
+        if target_name in sys.modules:
+            _apply_one(target_name, sys.modules[target_name])
+        else:
+            wrapt.register_post_import_hook(lambda module, name=target_name: _apply_one(name, module), target_name)
