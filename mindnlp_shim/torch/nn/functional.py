@@ -1,0 +1,488 @@
+"""torch.nn.functional on MindSpore kernels that exist on every device target (see `_backend` notes inline)."""
+import math
+
+import numpy as np
+import mindspore
+from mindspore import ops
+
+from .. import _dtype
+from .._ops import pointwise as _pw, reduction as _red, shape as _sh
+from .._ops.creation import _filled
+from ..random import _numpy_rng
+
+Tensor = mindspore.Tensor
+_layer_norm_prims = {}
+
+
+# ---------------------------------------------------------------- linear / embedding / normalisation
+def linear(input, weight, bias=None):
+    if bias is None:
+        return ops.matmul(input, weight.T) if input.ndim != 2 else ops.dense(input, weight)
+    return ops.dense(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    out = ops.einsum("bi,oij,bj->bo", input1, weight, input2)
+    return out if bias is None else ops.add(out, bias)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("torch.nn.functional.embedding(max_norm/scale_grad_by_freq/sparse) is not "
+                                  "supported on MindSpore")
+    out = ops.gather(weight, input, 0)
+    if padding_idx is not None and weight._requires_grad:
+        # torch gives the padding row no gradient; the forward value stays the row's value
+        keep = ops.expand_dims(ops.not_equal(input, padding_idx), -1)
+        out = ops.where(keep, out, ops.stop_gradient(out))
+    return out
+
+
+def _layer_norm_prim(begin_axis, eps):
+    key = (begin_axis, eps)
+    prim = _layer_norm_prims.get(key)
+    if prim is None:
+        prim = _layer_norm_prims[key] = ops.LayerNorm(begin_norm_axis=begin_axis, begin_params_axis=begin_axis,
+                                                       epsilon=eps)
+    return prim
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[-len(normalized_shape):]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    compute_dtype = input.dtype
+    if input.dtype in (mindspore.bfloat16,):  # no bf16 LayerNorm kernel on CPU: compute in float32
+        input = ops.cast(input, mindspore.float32)
+    if weight is None:
+        weight = ops.ones(normalized_shape, input.dtype)
+    if bias is None:
+        bias = ops.zeros(normalized_shape, input.dtype)
+    y = _layer_norm_prim(input.ndim - len(normalized_shape), float(eps))(input, ops.cast(weight, input.dtype),
+                                                                          ops.cast(bias, input.dtype))[0]
+    return y if y.dtype == compute_dtype else ops.cast(y, compute_dtype)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dims = tuple(range(-len(normalized_shape), 0))
+    if eps is None:
+        eps = _dtype.finfo(input.dtype).eps
+    x = ops.cast(input, mindspore.float32) if input.dtype != mindspore.float32 else input
+    y = ops.mul(x, ops.rsqrt(ops.add(ops.mean(ops.square(x), dims, True), eps)))
+    y = ops.cast(y, input.dtype) if y.dtype != input.dtype else y
+    return y if weight is None else ops.mul(y, weight)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    n, c = input.shape[0], input.shape[1]
+    x = input.reshape(n, num_groups, -1)
+    mean = ops.mean(x, -1, True)
+    var = ops.mean(ops.square(ops.sub(x, mean)), -1, True)
+    y = ops.div(ops.sub(x, mean), ops.sqrt(ops.add(var, eps))).reshape(input.shape)
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        y = ops.mul(y, weight.reshape(shape))
+    if bias is not None:
+        y = ops.add(y, bias.reshape(shape))
+    return y
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    from .._ops.linalg import vector_norm
+
+    return ops.div(input, ops.clamp(vector_norm(input, p, dim, True), min=eps))
+
+
+# ---------------------------------------------------------------- dropout (drawn from the shim's RNG)
+def _keep_mask(shape, p, dtype, generator=None):
+    keep = _numpy_rng(generator).random(tuple(shape), dtype=np.float32) >= p
+    scaled = keep.astype(np.float32) * np.float32(1.0 / (1.0 - p))
+    mask = Tensor.from_numpy(scaled)
+    return mask if dtype == mindspore.float32 else ops.cast(mask, dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        out = ops.mul(input, 0.0)
+    else:
+        out = ops.mul(input, _keep_mask(input.shape, p, input.dtype))
+    if inplace:
+        from .._inplace import assign
+
+        return assign(input, out)
+    return out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace)
+
+
+dropout2d = dropout3d = dropout1d
+
+
+def _channel_dropout(input, p, training, inplace):
+    if not training or p == 0.0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return ops.mul(input, _keep_mask(shape, p, input.dtype))
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if not training or p == 0.0:
+        return input
+    raise NotImplementedError("torch.nn.functional.alpha_dropout(training=True) is not supported on MindSpore yet")
+
+
+# ---------------------------------------------------------------- activations
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    return ops.gelu(input, approximate=approximate)
+
+
+def relu(input, inplace=False):
+    return _maybe_inplace(input, ops.relu(input), inplace)
+
+
+def relu6(input, inplace=False):
+    return _maybe_inplace(input, ops.clamp(input, 0.0, 6.0), inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _maybe_inplace(input, ops.where(ops.ge(input, 0), input, ops.mul(input, negative_slope)), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _maybe_inplace(input, ops.where(ops.gt(input, 0), input, ops.mul(ops.expm1(input), alpha)), inplace)
+
+
+def selu(input, inplace=False):
+    scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+    return _maybe_inplace(input, ops.mul(elu(input, alpha), scale), inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _maybe_inplace(input, ops.add(ops.relu(input), ops.minimum(
+        ops.mul(ops.expm1(ops.div(input, alpha)), alpha), 0.0)), inplace)
+
+
+def silu(input, inplace=False):
+    return _maybe_inplace(input, ops.silu(input), inplace)
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(input, ops.mul(input, ops.tanh(softplus(input))), inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _maybe_inplace(input, ops.clamp(input, min_val, max_val), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(input, ops.div(ops.clamp(ops.add(input, 3.0), 0.0, 6.0), 6.0), inplace)
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(input, ops.mul(input, hardsigmoid(input)), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    scaled = ops.mul(input, beta)
+    soft = ops.div(ops.log1p(ops.exp(ops.minimum(scaled, threshold))), beta)
+    return ops.where(ops.gt(scaled, threshold), input, soft)
+
+
+def softsign(input):
+    return ops.div(input, ops.add(ops.abs(input), 1.0))
+
+
+def logsigmoid(input):
+    return ops.neg(softplus(ops.neg(input)))
+
+
+def glu(input, dim=-1):
+    a, b = _sh.chunk(input, 2, dim)
+    return ops.mul(a, ops.sigmoid(b))
+
+
+def tanh(input):
+    return ops.tanh(input)
+
+
+def sigmoid(input):
+    return ops.sigmoid(input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return _red.softmax(ops.neg(input), dim, dtype)
+
+
+def _maybe_inplace(input, out, inplace):
+    if inplace:
+        from .._inplace import assign
+
+        return assign(input, out)
+    return out
+
+
+softmax = _red.softmax
+log_softmax = _red.log_softmax
+
+
+# ---------------------------------------------------------------- losses
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return _red.sum(loss)
+    if reduction == "mean":
+        return _red.mean(loss)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.ndim == 1:
+        input, target = ops.expand_dims(input, 0), ops.expand_dims(target, 0)
+    logp = _sh.movedim(input, 1, -1) if input.ndim > 2 else input  # (N, ..., C)
+    target = target.astype(mindspore.int64) if target.dtype != mindspore.int64 else target
+    valid = ops.not_equal(target, ignore_index)
+    safe_target = ops.where(valid, target, ops.zeros_like(target))
+    picked = ops.squeeze(ops.gather_elements(logp, logp.ndim - 1, ops.expand_dims(safe_target, -1)), -1)
+    w = ops.gather(weight, safe_target, 0) if weight is not None else ops.ones(target.shape, logp.dtype)
+    w = ops.mul(w, valid.astype(logp.dtype))
+    loss = ops.neg(ops.mul(picked, w))
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return _red.sum(loss)
+    return ops.div(_red.sum(loss), _red.sum(w))
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    class_dim = 0 if input.ndim == 1 else 1
+    logp = ops.log_softmax(input, class_dim)
+    if target.is_floating_point():  # class probabilities
+        if label_smoothing > 0:
+            target = ops.add(ops.mul(target, 1 - label_smoothing), label_smoothing / input.shape[class_dim])
+        wl = logp if weight is None else ops.mul(logp, weight.reshape((-1,) + (1,) * (logp.ndim - class_dim - 1)))
+        loss = ops.neg(_red.sum(ops.mul(wl, target), class_dim))
+        if reduction == "mean":
+            return ops.div(_red.sum(loss), loss.numel() and (loss.numel() if input.ndim > 1 else 1))
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    num_classes = input.shape[class_dim]
+    lp = _sh.movedim(logp, class_dim, -1) if logp.ndim > 1 else logp
+    per_class = lp if weight is None else ops.mul(lp, weight)
+    smooth = ops.neg(_red.sum(per_class, -1))  # (N, ...)
+    tgt = target if target.ndim else ops.expand_dims(target, 0)
+    valid = ops.not_equal(tgt, ignore_index)
+    smooth = ops.mul(smooth, valid.astype(smooth.dtype))
+    if reduction == "none":
+        smooth_red = smooth
+    elif reduction == "sum":
+        smooth_red = _red.sum(smooth)
+    else:
+        if weight is not None:
+            safe = ops.where(valid, tgt, ops.zeros_like(tgt))
+            denom = _red.sum(ops.mul(ops.gather(weight, safe, 0), valid.astype(weight.dtype)))
+        else:
+            denom = _red.sum(valid.astype(smooth.dtype))
+        smooth_red = ops.div(_red.sum(smooth), denom)
+    return ops.add(ops.mul(nll, 1 - label_smoothing), ops.mul(smooth_red, label_smoothing / num_classes))
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    return _reduce(ops.square(ops.sub(input, target)), _legacy_reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce(ops.abs(ops.sub(input, target)), _legacy_reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    d = ops.abs(ops.sub(input, target))
+    loss = ops.where(ops.lt(d, beta), ops.div(ops.mul(ops.square(d), 0.5), beta), ops.sub(d, 0.5 * beta)) \
+        if beta > 0 else d
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    d = ops.abs(ops.sub(input, target))
+    loss = ops.where(ops.lt(d, delta), ops.mul(ops.square(d), 0.5), ops.mul(ops.sub(d, 0.5 * delta), delta))
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    log_sig = logsigmoid(input)
+    log_one_minus = logsigmoid(ops.neg(input))
+    pos = ops.mul(target, log_sig)
+    if pos_weight is not None:
+        pos = ops.mul(pos, pos_weight)
+    loss = ops.neg(ops.add(pos, ops.mul(ops.sub(1.0, target), log_one_minus)))
+    if weight is not None:
+        loss = ops.mul(loss, weight)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    logx = ops.clamp(ops.log(input), min=-100.0)
+    log1mx = ops.clamp(ops.log(ops.sub(1.0, input)), min=-100.0)
+    loss = ops.neg(ops.add(ops.mul(target, logx), ops.mul(ops.sub(1.0, target), log1mx)))
+    if weight is not None:
+        loss = ops.mul(loss, weight)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if log_target:
+        loss = ops.mul(ops.exp(target), ops.sub(target, input))
+    else:
+        loss = ops.where(ops.gt(target, 0), ops.mul(target, ops.sub(ops.log(target), input)), ops.zeros_like(target))
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "batchmean":
+        return ops.div(_red.sum(loss), input.shape[0])
+    return _reduce(loss, reduction)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    from .._ops.linalg import vector_norm
+
+    num = _red.sum(ops.mul(x1, x2), dim)
+    den = ops.mul(ops.clamp(vector_norm(x1, 2, dim), min=eps), ops.clamp(vector_norm(x2, 2, dim), min=eps))
+    return ops.div(num, den)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    loss = ops.relu(ops.add(ops.mul(ops.neg(target), ops.sub(input1, input2)), margin))
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+
+
+# ---------------------------------------------------------------- attention
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """The math formulation: softmax(q k^T * scale + mask) v. MindSpore has no fused attention kernel on CPU."""
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        groups = query.shape[-3] // key.shape[-3]
+        key = ops.repeat_interleave(key, groups, key.ndim - 3)
+        value = ops.repeat_interleave(value, groups, value.ndim - 3)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = ops.matmul(query, _sh.transpose(key, -2, -1))
+    scores = ops.mul(scores, scale)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("scaled_dot_product_attention: attn_mask and is_causal cannot both be set")
+        L, S = query.shape[-2], key.shape[-2]
+        attn_mask = Tensor.from_numpy(np.tril(np.ones((L, S), dtype=np.bool_)))
+    if attn_mask is not None:
+        if attn_mask.dtype == mindspore.bool_:
+            scores = ops.masked_fill(scores, ops.logical_not(attn_mask), float("-inf"))
+        else:
+            scores = ops.add(scores, ops.cast(attn_mask, scores.dtype))
+    weights = ops.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return ops.matmul(weights, value)
+
+
+# ---------------------------------------------------------------- shape utilities
+def pad(input, pad, mode="constant", value=None):
+    """`pad` lists (left, right) pairs starting from the last dimension; negative amounts crop."""
+    if len(pad) % 2:
+        raise ValueError("Padding length must be divisible by 2")
+    if mode != "constant":
+        return ops.pad(input, tuple(pad), mode=mode)
+    out = input
+    for i in range(len(pad) // 2):  # crop first
+        dim = input.ndim - 1 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        start, stop = max(-left, 0), out.shape[dim] - max(-right, 0)
+        if start or stop != out.shape[dim]:
+            out = _sh.narrow(out, dim, start, stop - start)
+    positive = tuple(max(p, 0) for p in pad)
+    if any(positive):
+        out = ops.pad(out, positive, mode="constant", value=0.0 if value is None else value)
+    return out
+
+
+def one_hot(tensor, num_classes=-1):
+    if num_classes < 0:
+        num_classes = int(tensor.max().item()) + 1
+    return ops.cast(ops.equal(ops.expand_dims(tensor, -1), Tensor.from_numpy(np.arange(num_classes))), mindspore.int64)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    raise NotImplementedError("torch.nn.functional.unfold is not supported on MindSpore yet")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    if mode not in ("nearest", "bilinear", "linear", "bicubic"):
+        raise NotImplementedError(f"torch.nn.functional.interpolate(mode='{mode}') is not supported on MindSpore")
+    return ops.interpolate(input, size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners)
+
+
+# ---------------------------------------------------------------- convolution and pooling
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    x = ops.expand_dims(input, 2)
+    w = ops.expand_dims(weight, 2)
+    out = conv2d(x, w, bias, (1, _single(stride)), _conv1d_padding(padding), (1, _single(dilation)), groups)
+    return ops.squeeze(out, 2)
+
+
+def _single(v):
+    return v[0] if isinstance(v, (tuple, list)) else v
+
+
+def _conv1d_padding(padding):
+    if isinstance(padding, str):
+        return padding
+    return (0, _single(padding))
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    pad_mode, pad = ("pad", padding) if not isinstance(padding, str) else (padding, 0)
+    if isinstance(pad, (tuple, list)):
+        pad = tuple(p for p in pad for _ in (0, 1))  # (ph, pw) -> (top, bottom, left, right)
+    out = ops.conv2d(input, weight, None, stride, pad_mode, pad, dilation, groups)
+    if bias is not None:
+        out = ops.add(out, bias.reshape(1, -1, 1, 1))
+    return out
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return ops.avg_pool1d(input, kernel_size, stride or kernel_size, padding, ceil_mode, count_include_pad)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out = ops.max_pool2d(ops.expand_dims(input, 2), (1, kernel_size), (1, stride or kernel_size), (0, padding),
+                         (1, dilation), ceil_mode, return_indices)
+    return ops.squeeze(out, 2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return ops.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return ops.adaptive_avg_pool2d(input, output_size)

@@ -1,0 +1,115 @@
+"""Activation modules; each forwards to the functional of the same name."""
+from .. import functional as F
+from .module import Module
+
+
+def _simple(name, fn, doc):
+    def forward(self, input):
+        return fn(input)
+
+    return type(name, (Module,), {"forward": forward, "__doc__": doc, "__init__": _init_inplace})
+
+
+def _init_inplace(self, inplace=False):
+    Module.__init__(self)
+    self.inplace = inplace
+
+
+Tanh = _simple("Tanh", F.tanh, "Elementwise tanh.")
+Sigmoid = _simple("Sigmoid", F.sigmoid, "Elementwise logistic sigmoid.")
+SiLU = _simple("SiLU", F.silu, "x * sigmoid(x).")
+Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).")
+ReLU = _simple("ReLU", F.relu, "max(x, 0).")
+ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).")
+SELU = _simple("SELU", F.selu, "Scaled ELU.")
+Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "Piecewise-linear sigmoid.")
+Hardswish = _simple("Hardswish", F.hardswish, "x * hardsigmoid(x).")
+Softsign = _simple("Softsign", F.softsign, "x / (1 + |x|).")
+LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "log(sigmoid(x)).")
+Tanhshrink = _simple("Tanhshrink", lambda x: x - F.tanh(x), "x - tanh(x).")
+
+
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+
+class _DimModule(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_DimModule):
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+
+class LogSoftmax(_DimModule):
+    def forward(self, input):
+        return F.log_softmax(input, self.dim)
+
+
+class Softmin(_DimModule):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+
+class MultiheadAttention(Module):
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("torch.nn.MultiheadAttention is not supported by mindnlp-shim yet")
