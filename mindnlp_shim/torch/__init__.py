@@ -2,7 +2,7 @@
 import importlib as _importlib
 
 from . import _runtime  # noqa: F401  (configures MindSpore before any op runs)
-from . import _dtype, _tensor, _bindings
+from . import _dtype, _tensor, _bindings, _stand_ins
 from ._dtype import (dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,  # noqa: F401
                      TORCH_NAMES as _TORCH_NAMES)
 from ._device import device  # noqa: F401
@@ -18,9 +18,10 @@ from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cr
 from ._ops.random import (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal,  # noqa: F401
                           bernoulli, multinomial)
 from ._functions import *  # noqa: F401,F403
+from .amp.autocast_mode import autocast  # noqa: F401
 from mindspore import Tensor  # noqa: F401
 
-__version__ = "2.13.0"
+from mindnlp_shim._importer import TORCH_API_VERSION as __version__  # noqa: E402
 
 
 def _export_ops(*modules):
@@ -51,9 +52,11 @@ _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distribu
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return _importlib.import_module(f"{__name__}.{name}")
-    from . import _stand_ins
-
+        try:
+            return _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     if name in _stand_ins.TORCH_ATTRIBUTES:
         return _stand_ins.TORCH_ATTRIBUTES[name]
     raise AttributeError(f"module 'torch' has no attribute '{name}' (not provided by mindnlp-shim)")

@@ -1,5 +1,5 @@
 """torch.autograd on MindSpore's tape engine."""
-from . import engine, grad_mode, function
+from . import engine, grad_mode, function, graph
 from .engine import backward, grad
 from .function import Function
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,

@@ -1,0 +1,1 @@
+"""torch.distributed.checkpoint: not provided."""

@@ -1,0 +1,1 @@
+"""torch.distributions.constraints: not provided (imported by peft only)."""

@@ -1,0 +1,3 @@
+"""torch.special: the functions that exist under other names."""
+from ._ops.pointwise import erf, erfc, erfinv, expm1, log1p, sigmoid as expit  # noqa: F401
+from ._ops.reduction import logsumexp, softmax, log_softmax  # noqa: F401
