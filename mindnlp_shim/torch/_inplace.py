@@ -1,12 +1,13 @@
 """Writing a value into an existing tensor, the one way every torch in-place op ends.
 
 MindSpore's CPU in-place Tensor methods are silently out of place (`add_`) or have no kernel (`fill_`);
-`copy_` is the write that really happens and that the tape records. It keeps the receiver's identity,
+index assignment is the write that really happens and that the tape records. It keeps the receiver's identity,
 so the tensor's `.grad`, hooks, and a Parameter's place in its module and optimizer survive.
 """
 import mindspore
 from mindspore import ops
 
+_ms_setitem = mindspore.Tensor.__setitem__
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own, captured before the torch binding replaces it
 
 
@@ -19,7 +20,15 @@ def assign(tensor, value):
         value = value.astype(tensor.dtype)
     if tensor._is_leaf and tensor._requires_grad and _grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    _ms_copy(tensor, value)
+    # Index assignment is the write MindSpore performs into the tensor's storage, and for a view taken by
+    # indexing (a row of a weight) it also writes into the base, as torch does; `copy_` ignores views.
+    # `x[:] = v` is the form MindSpore accepts on leaves; `x[...] = v` the one that reaches a view's base.
+    if tensor.ndim == 0:
+        _ms_copy(tensor, value)
+    elif getattr(tensor, "parent_tensor_", None) is not None:
+        _ms_setitem(tensor, Ellipsis, value)
+    else:
+        _ms_setitem(tensor, slice(None), value)
     return tensor
 
 
