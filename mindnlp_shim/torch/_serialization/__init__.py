@@ -1,0 +1,9 @@
+"""Internals of `torch.save` / `torch.load` (the public API is `mindnlp_shim.torch.serialization`).
+
+- `rebuild`      what a checkpoint's storages and tensor rebuild calls turn into on load
+- `names`        the torch global names a pickle may reference, resolved to shim objects
+- `safe_globals` the user's allow-list for `weights_only=True` loading
+- `writer`       the tensor-aware pickler and the zip archive writer
+- `reader`       the unpicklers and the zip archive reader
+- `legacy`       the pre-1.6 (non-zip) file format, read only
+"""

@@ -1,0 +1,112 @@
+"""torch.serialization: `torch.save` and `torch.load` in PyTorch's own file format.
+
+Files written here load in real PyTorch (`torch.load`, including its default `weights_only=True`), and files
+PyTorch wrote load here, as `mindspore.Tensor`s on the process's device target. The format (zip archive with
+`data.pkl` plus one raw record per storage) is described in `_serialization/writer.py`; pre-1.6 non-zip files
+are read too (`_serialization/legacy.py`).
+
+Differences from PyTorch, all deliberate:
+- Tensors that shared a storage in the checkpoint come back as separate tensors with their own memory
+  (MindSpore tensors cannot be views into one shared buffer); on save each tensor writes its own storage.
+- `map_location` strings, devices and dicts are accepted; tensors are created on MindSpore's device target.
+  A callable gets each storage and its saved location and may return that storage (or None).
+- `mmap=True` is accepted; the storages are read into memory rather than mapped from the file.
+"""
+import contextlib
+import io
+import os
+import pickle
+
+from ._serialization import legacy, reader, writer
+from ._serialization.safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+
+DEFAULT_PROTOCOL = 2
+
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
+           "DEFAULT_PROTOCOL"]
+
+
+def _is_path(f):
+    return isinstance(f, (str, bytes, os.PathLike))
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Save `obj` to `f` (a path or a writable binary file) in PyTorch's zip checkpoint format.
+
+    A path is written atomically: the old file (if any) stays intact until the new one is complete.
+    """
+    if pickle_module is not pickle:
+        raise NotImplementedError("torch.save(pickle_module=...): only the standard pickle module is supported on "
+                                  "MindSpore (tensors are written through a pickler built on it)")
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("torch.save(_use_new_zipfile_serialization=False): the legacy file format is "
+                                  "read but not written on MindSpore")
+    pickled, storages = writer.pickle_with_storages(obj, pickle_protocol)  # fails before any file is touched
+    name = writer.archive_name(f)
+    writer.write_to(f, lambda out: writer.write_archive(out, name, pickled, storages))
+
+
+def _env_flag(name):
+    return os.environ.get(name, "0").lower() in ("1", "true", "yes", "on")
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    # torch >= 2.6: weights_only defaults to True unless a pickle_module is given; environment overrides
+    if _env_flag("TORCH_FORCE_WEIGHTS_ONLY_LOAD"):
+        return True
+    if weights_only is None:
+        if _env_flag("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+            return False
+        return pickle_module is None
+    return bool(weights_only)
+
+
+@contextlib.contextmanager
+def _open_for_read(f):
+    if _is_path(f):
+        with open(os.fspath(f), "rb") as fh:
+            yield fh
+    elif not hasattr(f, "read"):
+        raise TypeError(f"torch.load: expected a path or a readable binary file object, got {type(f).__name__}")
+    elif f.seekable() if hasattr(f, "seekable") else False:
+        yield f
+    else:
+        yield io.BytesIO(f.read())
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
+    """Load an object saved with `torch.save` (by PyTorch or by this module) from a path or binary file.
+
+    `weights_only=True` (the default) only reconstructs tensors, primitive types, containers and allow-listed
+    globals (see `add_safe_globals` / `safe_globals`); anything else raises `pickle.UnpicklingError`.
+    `weights_only=False` runs the full pickle machinery: only use it for files from a trusted source.
+    """
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_module is not None and pickle_module is not pickle:
+        raise NotImplementedError("torch.load(pickle_module=...): only the standard pickle module is supported on "
+                                  "MindSpore")
+    if mmap and not _is_path(f):
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    pickle_load_args.setdefault("encoding", "utf-8")
+    unpickler_class = reader.WeightsOnlyUnpickler if weights_only else reader.CheckpointUnpickler
+
+    def make_unpickler(file, storages):
+        return unpickler_class(file, storages, map_location, **pickle_load_args)
+
+    with _open_for_read(f) as fh:
+        start = fh.tell()
+        head = fh.read(512)
+        fh.seek(start)
+        if head.startswith(b"PK\x03\x04"):
+            return reader.load_zip(fh, make_unpickler)
+        if mmap:
+            raise RuntimeError("mmap can only be used with files saved with "
+                               "`torch.save(_use_new_zipfile_serialization=True)`, please torch.save your "
+                               "checkpoint with this option in order to use mmap.")
+        if legacy.is_tar(head):
+            raise NotImplementedError("torch.load: the tar-based checkpoint format of PyTorch < 0.4 is not "
+                                      "supported; re-save the checkpoint with a newer PyTorch")
+        return legacy.load_legacy(fh, make_unpickler, pickle_load_args)
