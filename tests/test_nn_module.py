@@ -566,6 +566,13 @@ def test_to_leaves_integer_buffers_and_rejects_integer_dtypes():
     assert net.share_memory() is net
 
 
+def test_to_empty_keeps_parameters():
+    net = Affine(3, 2)
+    weight = net.weight
+    assert net.to_empty(device="cpu") is net
+    assert net.weight is weight and tuple(weight.shape) == (2, 3) and isinstance(weight, Parameter)
+
+
 def test_type_converts_all_tensors():
     net = Affine(2, 2)
     net.type(torch.float64)
