@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INSTALL_REQUIRES = [
     "mindspore==2.10.0",
     "numpy>=1.25,<2",
+    # pyarrow 26 refuses to import with NumPy < 2 without declaring it; datasets needs pyarrow >= 24.
+    "pyarrow>=24,<26",
     "transformers==5.23.*",
     "accelerate==1.15.*",
     "datasets>=5.2,<6",
