@@ -1,0 +1,2 @@
+"""torch.nn.utils."""
+from .clip_grad import clip_grad_norm_, clip_grad_norm, clip_grad_value_, get_total_norm, clip_grads_with_norm_  # noqa: F401

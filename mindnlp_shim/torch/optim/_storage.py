@@ -1,0 +1,112 @@
+"""Where an optimizer update runs, and how it reaches the tensors it changes in place.
+
+On the CPU target the update runs in NumPy on zero-copy `asnumpy()` views of the parameter, its gradient and
+the state tensors: one pass of in-place ufuncs per tensor, 5-50x faster than per-tensor MindSpore ops there
+(docs: reference/mindspore-2.10-cpu.md, section 3). Views are fetched again for every step because a
+MindSpore write (`copy_`, setitem) may give a tensor new storage. On GPU/Ascend the update uses device
+kernels instead (each optimizer's `_device_update`).
+
+`asnumpy()` is a view only for tensors that own dense storage; for a view tensor it returns a copy, and a
+write into the copy would be lost silently. `host_array` detects that case and `release` writes it back.
+"""
+import contextlib
+
+import numpy as np
+import mindspore
+
+from .. import _runtime
+
+Tensor = mindspore.Tensor
+
+_force_device_kernels = False
+
+
+def uses_host_math():
+    """True when updates run in NumPy (the CPU target), False when they run as device kernels."""
+    return _runtime.ON_CPU and not _force_device_kernels
+
+
+@contextlib.contextmanager
+def device_kernels():
+    """Run updates with the device-kernel code path even on the CPU target (used to test that path)."""
+    global _force_device_kernels
+    previous, _force_device_kernels = _force_device_kernels, True
+    try:
+        yield
+    finally:
+        _force_device_kernels = previous
+
+
+def _address(array):
+    return array.__array_interface__["data"][0]
+
+
+def host_array(tensor):
+    """`(array, is_copy)`: a writable NumPy array over `tensor`'s storage, or a private copy of it."""
+    first = tensor.asnumpy()
+    second = tensor.asnumpy()  # a copy would land at a new address while `first` is alive
+    if _address(first) == _address(second) and first.flags.writeable:
+        return first, False
+    return np.array(first), True
+
+
+def release(tensor, array, is_copy):
+    """Finish an in-place update started with `host_array`: write the copy back if there was one."""
+    if is_copy:
+        assign(tensor, host_tensor(np.require(array, requirements="C")))
+
+
+def host_tensor(array):
+    """A tensor over `array` without copying it (the optimizer's state lives in such tensors)."""
+    return Tensor.from_numpy(np.require(array, requirements="C"))  # (ascontiguousarray would make 0-dim 1-dim)
+
+
+def zeros_state(param_array, fill=0.0):
+    """A state tensor shaped and typed like the parameter, filled with `fill` (torch's `zeros_like(p)`)."""
+    return host_tensor(np.full(param_array.shape, fill, dtype=param_array.dtype))
+
+
+def step_tensor(value=0.0):
+    """torch 2.x keeps the step count as a 0-dim float32 tensor."""
+    return host_tensor(np.array(value, dtype=np.float32))
+
+
+def compute_dtype(array):
+    """Half-precision values are updated in float32 (and stored back in their own dtype); others as they are."""
+    return np.float64 if array.dtype == np.float64 else np.float32
+
+
+def as_float(value):
+    """A hyper-parameter that may be a Python number or a 0-dim tensor, as a float."""
+    return float(value.asnumpy()) if isinstance(value, Tensor) else float(value)
+
+
+def assign(tensor, value):
+    """Write `value` into `tensor` in place, outside autograd (device-kernel path and write-backs)."""
+    from .._inplace import assign as _assign
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        _assign(tensor, value)
+
+
+def no_grad():
+    from ..autograd.grad_mode import no_grad as _no_grad
+
+    return _no_grad()
+
+
+def enable_grad():
+    from ..autograd.grad_mode import enable_grad as _enable_grad
+
+    return _enable_grad()
+
+
+def grad_of(param):
+    return param._grad
+
+
+def check_real(param, optimizer_name):
+    if param.dtype in (mindspore.complex64, mindspore.complex128):
+        raise NotImplementedError(f"torch.optim.{optimizer_name} with complex parameters is not supported on "
+                                  f"MindSpore by mindnlp-shim: use real parameters (torch.view_as_real)")
