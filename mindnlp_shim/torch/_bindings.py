@@ -131,7 +131,7 @@ def _random_inplace(value_fn):
         from .autograd.grad_mode import no_grad
 
         with no_grad():
-            return _inplace.assign(self, value_fn(self, *args, generator=generator, **kwargs))
+            return _inplace.assign(self, value_fn(self, *args, generator=generator, **kwargs), value_is_fresh=True)
 
     return method
 

@@ -1,48 +1,77 @@
-"""Writing a value into an existing tensor, the one way every torch in-place op ends.
+"""Writing a value into an existing tensor: the one way every torch in-place op ends.
 
-MindSpore's CPU in-place Tensor methods are silently out of place (`add_`) or have no kernel (`fill_`);
-index assignment is the write that really happens and that the tape records. It keeps the receiver's identity,
-so the tensor's `.grad`, hooks, and a Parameter's place in its module and optimizer survive.
+MindSpore's CPU in-place Tensor methods are silently out of place (`add_`) or have no kernel (`fill_`), so
+each torch in-place op computes its result out of place and hands it to `assign`, which puts it into the
+receiver while keeping the receiver's identity (its `.grad`, hooks, and a Parameter's place in its module
+and optimizer). Three cases, by what must observe the write:
+- a tensor inside an autograd graph: a recorded write (`copy_`/index assignment), so gradients see it;
+- a view taken by indexing (a row of a weight): index assignment, which MindSpore forwards to the base;
+- anything else: the tensor's data is swapped for the new value (`TensorPy._update_data`): constant time,
+  any dtype (bf16 included), and the only write MindSpore allows on a leaf that has been through backward.
 """
 import mindspore
 from mindspore import ops
+from mindspore._c_expression import TensorPy
+from mindspore.graph.api import _pynative_executor
+
+from ._runtime import ON_CPU
 
 _ms_setitem = mindspore.Tensor.__setitem__
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own, captured before the torch binding replaces it
+_update_data = TensorPy._update_data
 
 
-def assign(tensor, value):
-    """Write `value` (tensor or Python scalar, broadcast and cast to `tensor`) into `tensor`; return `tensor`."""
+def _fresh_copy(value):
+    """A copy that shares no storage with `value` (so later writes into either stay separate)."""
+    if ON_CPU and value.dtype != mindspore.bfloat16:
+        return mindspore.Tensor.from_numpy(value.asnumpy().copy())
+    return ops.add(value, ops.zeros((), value.dtype)) if value.dtype != mindspore.bool_ else \
+        ops.logical_and(value, True)
+
+
+def _as_value(tensor, value):
     if not isinstance(value, mindspore.Tensor):
         fill_dtype = mindspore.float32 if tensor.dtype == mindspore.bfloat16 else tensor.dtype  # no bf16 fill on CPU
         value = ops.fill(fill_dtype, tuple(tensor.shape), value)
-    elif value.dtype != tensor.dtype:
-        value = value.astype(tensor.dtype)
-    if tensor._is_leaf and tensor._requires_grad and _grad_enabled():
+        return value if value.dtype == tensor.dtype else ops.cast(value, tensor.dtype)
+    if value.dtype != tensor.dtype:
+        value = ops.cast(value, tensor.dtype)
+    if tuple(value.shape) != tuple(tensor.shape):
+        value = ops.broadcast_to(value, tuple(tensor.shape))
+    if not value.is_contiguous():
+        value = value.contiguous()
+    return value
+
+
+def assign(tensor, value, *, value_is_fresh=False):
+    """Write `value` (tensor or Python scalar, broadcast and cast to `tensor`) into `tensor`; return `tensor`.
+
+    `value_is_fresh` says `value` is a new tensor nobody else holds (an op's result), so it may become the
+    receiver's storage without a copy."""
+    if value is tensor:
+        return tensor
+    if tensor._is_leaf and tensor._requires_grad and _pynative_executor.enable_grad():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    # Index assignment is the write MindSpore performs into the tensor's storage, and for a view taken by
-    # indexing (a row of a weight) it also writes into the base, as torch does; `copy_` ignores views.
-    # `x[:] = v` is the form MindSpore accepts on leaves; `x[...] = v` the one that reaches a view's base.
-    if tensor.ndim == 0:
-        _ms_copy(tensor, value)
-    elif getattr(tensor, "parent_tensor_", None) is not None:
-        _ms_setitem(tensor, Ellipsis, value)
+    converted = _as_value(tensor, value)
+    fresh = value_is_fresh or converted is not value
+    is_view = getattr(tensor, "parent_tensor_", None) is not None
+    if not tensor._is_leaf:
+        if is_view or not tensor.is_contiguous():
+            _ms_setitem(tensor, Ellipsis, converted)
+        else:
+            _ms_copy(tensor, converted)
+    elif is_view:
+        _ms_setitem(tensor, Ellipsis, converted)
     else:
-        _ms_setitem(tensor, slice(None), value)
+        _update_data(tensor, converted if fresh else _fresh_copy(converted))
     return tensor
 
 
-def _grad_enabled():
-    from mindspore.graph.api import _pynative_executor
-
-    return _pynative_executor.enable_grad()
-
-
 def inplace_of(fn):
-    """`Tensor.<op>_` from the out-of-place `<op>`: compute, then write back into the receiver."""
+    """`Tensor.<op>_` from the out-of-place `<op>`: compute, then write the result into the receiver."""
 
     def method(self, *args, **kwargs):
-        return assign(self, fn(self, *args, **kwargs))
+        return assign(self, fn(self, *args, **kwargs), value_is_fresh=True)
 
     method.__name__ = fn.__name__ + "_"
     return method

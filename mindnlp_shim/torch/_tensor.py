@@ -139,20 +139,17 @@ def _get_data(self):
 
 
 def _set_data(self, value):
-    if tuple(value.shape) != tuple(self.shape) or value.dtype != self.dtype:
-        if self._requires_grad:
-            raise NotImplementedError("Assigning `.data` of a different shape or dtype to a tensor that requires "
-                                      "grad is not supported on MindSpore; create a new nn.Parameter instead")
-        self.assign_value(value)
-        return
-    from .autograd.grad_mode import no_grad
+    # torch: `t.data = v` makes t use v's storage (shape and dtype included), outside autograd
+    if not isinstance(value, Tensor):
+        raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+    _inplace._update_data(self, value)
 
-    with no_grad():
-        _inplace.assign(self, value)
+
+_META = _device_cls("meta")
 
 
 def _device(self):
-    return PROCESS_DEVICE
+    return _META if getattr(self, "_is_meta", False) else PROCESS_DEVICE
 
 
 def _parse_to_args(args, kwargs):
@@ -268,16 +265,31 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 # ---------------------------------------------------------------- storage-level queries (safetensors, HF saving)
 class UntypedStorage:
-    """Read-only view of a tensor's storage for the queries HF libraries make (pointer, size, device)."""
+    """A tensor's storage as HF libraries query it (pointer, size, device), or the bytes of a file mapped by
+    `UntypedStorage.from_file` (how safetensors' "pt" loader reads checkpoints: then `torch.asarray(storage)`)."""
 
-    def __init__(self, tensor):
+    def __init__(self, tensor=None, array=None):
         self._tensor = tensor
+        self._array = array  # uint8 bytes when the storage is a mapped file
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        mode = "r+" if shared else "c"  # copy-on-write: tensors built on it may be written without touching the file
+        return cls(array=np.memmap(filename, dtype=np.uint8, mode=mode, shape=(nbytes,) if nbytes else None))
+
+    def untyped(self):
+        return self
+
+    def __getitem__(self, index):
+        if self._array is None or not isinstance(index, slice):
+            raise NotImplementedError("indexing a tensor's untyped_storage() is not supported on MindSpore")
+        return UntypedStorage(array=self._array[index])
 
     def data_ptr(self):
-        return self._tensor.data_ptr()
+        return self._tensor.data_ptr() if self._array is None else self._array.ctypes.data
 
     def nbytes(self):
-        return self._tensor.numel() * element_size(self._tensor)
+        return self._tensor.numel() * element_size(self._tensor) if self._array is None else self._array.nbytes
 
     def size(self):
         return self.nbytes()
@@ -414,7 +426,7 @@ def __contains__(self, element):
 _PROPERTIES = {
     "shape": _shape, "size": _size, "device": _device, "grad_fn": _grad_fn, "is_leaf": _is_leaf,
     "is_cuda": lambda self: PROCESS_DEVICE_TYPE == "cuda", "is_cpu": lambda self: PROCESS_DEVICE_TYPE == "cpu",
-    "is_meta": lambda self: False, "is_sparse": lambda self: False, "is_quantized": lambda self: False,
+    "is_meta": lambda self: getattr(self, "_is_meta", False), "is_sparse": lambda self: False, "is_quantized": lambda self: False,
     "is_mkldnn": lambda self: False, "is_nested": lambda self: False, "is_npu": lambda self: PROCESS_DEVICE_TYPE == "npu",
     "layout": lambda self: strided, "itemsize": element_size, "nbytes": lambda self: numel(self) * element_size(self),
     "output_nr": lambda self: 0, "_version": lambda self: 0,

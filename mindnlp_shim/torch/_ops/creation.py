@@ -6,13 +6,15 @@ import mindspore
 from mindspore import ops
 
 from .. import _dtype
+from .. import _device_context
 from .._device import check_reachable
 from ._util import Tensor, shape_arg
 
 
 def _finish(t, device, requires_grad):
-    if device is not None:
-        check_reachable(device)
+    dev = check_reachable(device) if device is not None else _device_context.current()
+    if dev.type == "meta":
+        t._is_meta = True  # real storage, labelled meta (see _device_context)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -76,6 +78,13 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    from .._tensor import UntypedStorage
+
+    if isinstance(obj, UntypedStorage):
+        if obj._array is None:
+            raise NotImplementedError("torch.asarray(tensor.untyped_storage()) is not supported on MindSpore")
+        arr = obj._array if dtype in (None, mindspore.uint8) else obj._array.view(_dtype.to_numpy_dtype(dtype))
+        return _finish(Tensor.from_numpy(np.asarray(arr)), device, requires_grad)
     t = tensor(obj, dtype=dtype) if copy else as_tensor(obj, dtype=dtype)
     return _finish(t, device, requires_grad)
 
@@ -101,18 +110,18 @@ def _filled(size, value, dtype, device, requires_grad):
     return _finish(t, device, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _filled(size, 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
+def zeros(*shape, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _filled(shape if size is None else (size,), 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _filled(size, 1, dtype or _dtype.get_default_dtype(), device, requires_grad)
+def ones(*shape, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _filled(shape if size is None else (size,), 1, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*shape, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     # torch leaves the memory uninitialised; zeros are one valid such content
-    return _filled(size, 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
+    return _filled(shape if size is None else (size,), 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -1,4 +1,5 @@
 """Shape and layout ops: view/reshape, transposes, squeeze/unsqueeze, expand/repeat, cat/stack/split."""
+import numpy as np
 import mindspore
 from mindspore import ops
 
@@ -32,7 +33,9 @@ def reshape(input, *shape):
     return ops.reshape(input, shape)
 
 
-def view(input, *shape):
+def view(input, *shape, dtype=None):
+    if dtype is not None:
+        return view_as_dtype(input, dtype)
     if len(shape) == 1 and isinstance(shape[0], mindspore.dtype.Type):
         return view_as_dtype(input, shape[0])
     return reshape(input, *shape)
@@ -43,10 +46,11 @@ def view_as_dtype(input, dtype):
         return input
     from .. import _dtype
 
-    if _dtype.ITEMSIZE[dtype] != _dtype.ITEMSIZE[input.dtype]:
-        raise NotImplementedError("Tensor.view(dtype) between dtypes of different sizes is not supported on MindSpore")
-    arr = input.asnumpy().view(_dtype.to_numpy_dtype(dtype))
-    return Tensor(arr)
+    # reinterpret the bytes (a new tensor: MindSpore cannot alias one storage under two dtypes)
+    arr = np.ascontiguousarray(input.asnumpy())
+    if arr.ndim == 0 and _dtype.ITEMSIZE[dtype] != arr.itemsize:
+        raise RuntimeError("self.dim() cannot be 0 to view a tensor as a dtype of a different size")
+    return Tensor.from_numpy(arr.view(_dtype.to_numpy_dtype(dtype)))
 
 
 def view_as(input, other):

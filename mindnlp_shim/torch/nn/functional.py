@@ -116,7 +116,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if inplace:
         from .._inplace import assign
 
-        return assign(input, out)
+        return assign(input, out, value_is_fresh=True)
     return out
 
 
@@ -228,7 +228,7 @@ def _maybe_inplace(input, out, inplace):
     if inplace:
         from .._inplace import assign
 
-        return assign(input, out)
+        return assign(input, out, value_is_fresh=True)
     return out
 
 

@@ -29,7 +29,7 @@ def _write(tensor, values):
     values = np.broadcast_to(np.asarray(values), tuple(tensor.shape))
     array = np.ascontiguousarray(values.astype(_dtype.to_numpy_dtype(tensor.dtype)))
     with no_grad():
-        _inplace.assign(tensor, Tensor.from_numpy(array))
+        _inplace.assign(tensor, Tensor.from_numpy(array), value_is_fresh=True)
     return tensor
 
 
