@@ -81,3 +81,45 @@ TORCH_ATTRIBUTES = {
     "channels_last_3d": channels_last_3d, "_assert": _assert,
     "svd_lowrank": unsupported("svd_lowrank", "no randomized SVD is implemented"),
 }
+
+
+# modules (under mindnlp_shim.torch) that hold stand-ins; docs/stand-ins.md is generated from them by describe()
+MODULES_WITH_STAND_INS = (
+    "cuda", "xpu", "mps", "backends", "_dynamo", "_dynamo.eval_frame", "_dynamo._trace_wrapped_higher_order_op",
+    "compiler", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
+    "_subclasses.fake_tensor", "profiler", "distributed", "distributed.tensor", "distributed.tensor.placement_types",
+    "distributed.tensor._utils", "distributed.device_mesh", "distributed._functional_collectives", "distributed.fsdp",
+    "distributed.fsdp.fully_sharded_data_parallel", "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
+    "distributed.algorithms.join", "distributions", "distributions.relaxed_bernoulli", "distributions.wishart", "fft",
+    "nn.attention.flex_attention", "nn.parallel", "autograd.graph", "overrides",
+)
+
+
+def describe():
+    """(torch name, kind, description) for every stand-in, in documentation order."""
+    import importlib
+
+    rows, seen = [], set()
+    for module_name in MODULES_WITH_STAND_INS:
+        module = importlib.import_module(f"{__package__}.{module_name}")
+        for name, value in sorted(vars(module).items()):
+            qual = getattr(value, "__qualname__", "")
+            full = f"torch.{module_name}.{name}"
+            if isinstance(value, type) and issubclass(value, _NeverInstantiated):
+                if value.__qualname__ != full:
+                    continue  # an alias of a type documented where it is defined
+                row = (full, "placeholder type", "never instantiated; constructing raises NotImplementedError")
+            elif callable(value) and qual.startswith("answer.<locals>"):
+                row = (full, "query", f"returns {value()!r}: {value.__doc__}")
+            elif callable(value) and qual.startswith("identity_decorator.<locals>"):
+                row = (full, "compiler hint", "returns the decorated function unchanged: " + (value.__doc__ or ""))
+            elif callable(value) and qual.startswith("unsupported.<locals>"):
+                row = (full, "unsupported", "raises NotImplementedError when called")
+            else:
+                continue
+            if full not in seen:
+                seen.add(full)
+                rows.append(row)
+    for name in TORCH_ATTRIBUTES:
+        rows.append((f"torch.{name}", "attribute", "constant or helper defined in mindnlp_shim/torch/_stand_ins.py"))
+    return rows
