@@ -3,6 +3,7 @@ from .parameter import Parameter, Buffer
 from .modules import *  # noqa: F401,F403
 from .modules import Module
 from . import functional, init, modules  # noqa: F401
+from .parallel import DataParallel  # noqa: F401
 
 
 def __getattr__(name):
