@@ -1,7 +1,6 @@
 """torch.optim.lr_scheduler against real PyTorch: the same scenario code runs here with the shim and in the oracle
 with real torch; learning-rate (and momentum) sequences, state_dict keys, and scheduler.pt files in both directions."""
 import functools
-import json
 import os
 import warnings
 

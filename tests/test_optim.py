@@ -3,7 +3,6 @@ interchange with real PyTorch both ways, the device-kernel path, half precision,
 import json
 import math
 import os
-import warnings
 
 os.environ.setdefault("GLOG_v", "3")
 

@@ -83,10 +83,6 @@ def _with_step_hooks(step):
     return hooked_step
 
 
-def _id_keyed(state):
-    return defaultdict(dict, state)
-
-
 class Optimizer:
     """Base class of all optimizers: `Optimizer(params, defaults)`.
 
