@@ -134,7 +134,7 @@ def run_child(impl, body, argv=None):
     args = child_arguments(argv)
     try:
         result = body(args)
-    except BaseException as exc:  # the parent reports any failure as a table cell
+    except Exception as exc:  # the parent reports any failure as a table cell
         first_line = (str(exc).strip().splitlines() or [""])[0]
         emit({"impl": impl, "error": f"{type(exc).__name__}: {first_line}"[:300]})
         raise SystemExit(1)
