@@ -16,6 +16,8 @@ def _configure_cpu():
     from mindspore._c_expression import disable_multi_thread
 
     disable_multi_thread()
+    # Report a kernel error at the op that caused it, not at a later sync point in unrelated code.
+    mindspore.runtime.launch_blocking()
     threads = int(os.environ.get("MINDNLP_SHIM_THREADS", "0")) or max(1, len(os.sched_getaffinity(0)))
     try:
         mindspore.device_context.cpu.op_tuning.threads_num(threads)

@@ -89,3 +89,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+from .. import _backend as _backend_table  # noqa: E402
+
+_backend_table.adapt_module(globals(), __name__)

@@ -67,3 +67,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def cross(input, other, dim=None):
     return ops.cross(input, other, -1 if dim is None else dim)
+
+
+from .. import _backend as _backend_table  # noqa: E402
+
+_backend_table.adapt_module(globals(), __name__)

@@ -230,3 +230,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         out.append(Tensor(res[-1].astype(np.int64)))
     return tuple(out)
+
+
+from .. import _backend as _backend_table  # noqa: E402
+
+_backend_table.adapt_module(globals(), __name__)

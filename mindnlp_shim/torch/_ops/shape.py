@@ -362,3 +362,8 @@ def meshgrid(*tensors, indexing="ij"):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     return tuple(ops.meshgrid(*tensors, indexing=indexing))
+
+
+from .. import _backend as _backend_table  # noqa: E402
+
+_backend_table.adapt_module(globals(), __name__)

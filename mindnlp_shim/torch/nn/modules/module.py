@@ -18,6 +18,7 @@ import mindspore
 from mindspore._c_expression import TensorPy as _TensorPy
 
 from ... import _dtype
+from ..._runtime import ensure_recording as _ensure_recording
 from ..._size import Size
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, _share_detached
@@ -460,6 +461,9 @@ class Module:
         self._backward_hooks_unsupported("register_backward_hook")
 
     def _call_impl(self, *args, **kwargs):
+        # MindSpore switches tape recording off when a TypeError escapes an op's dispatch (callers may have
+        # caught it); every module call switches it back on, so a forward never runs unrecorded.
+        _ensure_recording()
         forward_call = self.forward
         if not (self._forward_hooks or self._forward_pre_hooks):
             return forward_call(*args, **kwargs)

@@ -1,0 +1,91 @@
+"""Which MindSpore computation serves a torch op on the process's device target: the one place that decides.
+
+Ops choose their MindSpore kernels in `_ops/*` and `nn/functional.py`, picking calls that have kernels on
+every target (see docs/architecture.md). What differs per target is dtype support: MindSpore 2.10's CPU
+backend has bfloat16 kernels only for a few elementwise, copy and shape ops, so on the CPU every other op
+computes bf16 inputs in float32 and returns bf16, the fallback torch itself uses for ops without
+low-precision kernels. `adapt_module` applies that rule to each public op of a module.
+"""
+import functools
+
+import mindspore
+from mindspore import ops
+
+from ._runtime import DEVICE_TARGET
+
+Tensor = mindspore.Tensor
+BF16 = mindspore.bfloat16
+F32 = mindspore.float32
+
+# Ops with native bf16 kernels per target (measured for CPU in the reference tables); others upcast.
+NATIVE_BF16 = {
+    # CPU: bf16 forward kernels exist for add/mul/div/cat/split, but their backward needs ReduceSum/Sub,
+    # which have none; so only creation and pure layout ops (whose backward is layout too) stay native.
+    "CPU": frozenset({
+        "cat", "concat", "concatenate", "reshape", "view", "view_as", "reshape_as", "view_as_dtype", "transpose",
+        "swapaxes", "swapdims", "t", "permute", "movedim", "moveaxis", "unsqueeze", "squeeze", "flatten",
+        "unflatten", "contiguous", "atleast_1d", "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones",
+        "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
+        "eye", "scalar_tensor", "broadcast_shapes",
+    }),
+}
+
+
+def _has_bf16(values):
+    for v in values:
+        if type(v) is Tensor:
+            if v.dtype == BF16:
+                return True
+        elif isinstance(v, (list, tuple)) and v and type(v[0]) is Tensor:
+            if any(t.dtype == BF16 for t in v):
+                return True
+    return False
+
+
+def _to_f32(v):
+    if type(v) is Tensor:
+        return ops.cast(v, F32) if v.dtype == BF16 else v
+    if isinstance(v, (list, tuple)) and v and type(v[0]) is Tensor:
+        return type(v)(_to_f32(t) for t in v) if not hasattr(v, "_fields") else v
+    return v
+
+
+def _to_bf16(out):
+    if type(out) is Tensor:
+        return ops.cast(out, BF16) if out.dtype == F32 else out
+    if isinstance(out, tuple):
+        converted = [_to_bf16(o) for o in out]
+        return type(out)(*converted) if hasattr(out, "_fields") else type(out)(converted)
+    if isinstance(out, list):
+        return [_to_bf16(o) for o in out]
+    return out
+
+
+def upcast_bf16(fn):
+    """Run `fn` in float32 when an input tensor is bfloat16, returning bfloat16 results."""
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if not (_has_bf16(args) or (kwargs and _has_bf16(kwargs.values()))):
+            return fn(*args, **kwargs)
+        args = tuple(_to_f32(a) for a in args)
+        kwargs = {k: _to_f32(v) for k, v in kwargs.items()}
+        if kwargs.get("dtype") == BF16:
+            kwargs["dtype"] = F32
+        return _to_bf16(fn(*args, **kwargs))
+
+    op.__wrapped_for_bf16__ = True
+    return op
+
+
+def adapt_module(namespace, module_name):
+    """Wrap, in `namespace` (a module's globals), each public op defined in that module that lacks a native
+    bf16 kernel on this target."""
+    native = NATIVE_BF16.get(DEVICE_TARGET)
+    if native is None:
+        return  # GPU/Ascend: MindSpore has bf16 kernels for these ops
+    for name, value in list(namespace.items()):
+        if (name.startswith("_") or name in native or not callable(value) or isinstance(value, type)
+                or getattr(value, "__module__", None) != module_name or getattr(value, "__wrapped_for_bf16__", False)):
+            continue
+        namespace[name] = upcast_bf16(value)
