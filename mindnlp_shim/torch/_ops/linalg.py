@@ -3,6 +3,7 @@ import mindspore
 from mindspore import ops
 
 from ._util import reject_out
+from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 
 
 def matmul(input, other, *, out=None):
@@ -22,14 +23,14 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     prod = ops.bmm(batch1, batch2)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
-    return prod if beta == 0 else ops.add(ops.mul(input, beta) if beta != 1 else input, prod)
+    return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     prod = ops.matmul(mat1, mat2)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
-    return prod if beta == 0 else ops.add(ops.mul(input, beta) if beta != 1 else input, prod)
+    return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
 
 
 def outer(input, vec2):

@@ -9,10 +9,23 @@ def _scalar_of(x):
     return x.item() if isinstance(x, Tensor) and x.ndim == 0 and not x._requires_grad and x._grad_node is None else x
 
 
+def _tracks_grad(x):
+    return isinstance(x, Tensor) and (x._requires_grad or not x._is_leaf)
+
+
+def _grad_goes_to_leaf_and_branch(input, other):
+    """MindSpore's Add backward hands the same gradient tensor to both inputs; when one of them is a leaf that
+    requires grad, storing it needs a Clone kernel that the CPU backend lacks ("The kernel Clone unregistered")."""
+    return (_tracks_grad(input) and _tracks_grad(other)
+            and ((input._is_leaf and input._requires_grad) or (other._is_leaf and other._requires_grad)))
+
+
 def add(input, other, *, alpha=1, out=None):
     reject_out(out, "add")
     if alpha != 1:
         other = ops.mul(other, alpha)
+    if _grad_goes_to_leaf_and_branch(input, other):
+        return ops.sub(input, ops.neg(other))  # exact same value; Sub's backward gives each input its own tensor
     return ops.add(input, other)
 
 
