@@ -11,6 +11,7 @@ from mindspore import ops
 from . import _dtype, _inplace
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
+from ._runtime import ensure_recording as _ensure_recording
 from .autograd import engine as _engine
 
 Tensor = mindspore.Tensor
@@ -93,6 +94,8 @@ def requires_grad_(self, requires_grad=True):
         raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a computed "
                            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
     self._requires_grad = bool(requires_grad)
+    if requires_grad:
+        _ensure_recording()  # an op error caught earlier may have switched tape recording off
     return self
 
 

@@ -42,9 +42,92 @@ def dot(input, other):
 
 
 def einsum(equation, *operands):
+    """Contracts operands pairwise with batched matmuls: MindSpore's Einsum kernel does not exist on the CPU."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return ops.einsum(equation, *operands)
+    labels, out_labels = _einsum_labels(equation, operands)
+    sizes = {}
+    for t, ls in zip(operands, labels):
+        for label, n in zip(ls, t.shape):
+            if sizes.get(label, 1) not in (1, n) and n != 1:
+                raise RuntimeError(f"einsum(): operands do not broadcast for subscript {label!r} in '{equation}'")
+            sizes[label] = max(sizes.get(label, 1), n)
+    # a size-1 dimension broadcasts against the same subscript elsewhere
+    terms = [(t if tuple(t.shape) == tuple(sizes[x] for x in ls) else ops.broadcast_to(t, tuple(sizes[x] for x in ls)),
+              ls) for t, ls in zip(operands, labels)]
+    t, ls = terms[0]
+    for i in range(1, len(terms)):
+        later = set(out_labels).union(*[set(x) for _, x in terms[i + 1:]])
+        t, ls = _contract_pair(t, ls, terms[i][0], terms[i][1], later, sizes)
+    t, ls = _sum_labels(t, ls, set(out_labels))
+    perm = tuple(ls.index(x) for x in out_labels)
+    return t if perm == tuple(range(len(perm))) else ops.transpose(t, perm)
+
+
+def _einsum_labels(equation, operands):
+    """Per-operand subscript lists and the output list; ellipsis dimensions get labels '.0', '.1', ..."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    specs = lhs.split(",")
+    if len(specs) != len(operands):
+        raise ValueError(f"einsum(): {len(specs)} subscript groups for {len(operands)} operands in '{equation}'")
+    ell_ndim = 0
+    for spec, t in zip(specs, operands):
+        if "..." in spec:
+            ell_ndim = max(ell_ndim, t.ndim - (len(spec) - 3))
+    ellipsis = [f".{i}" for i in range(ell_ndim)]
+    labels = []
+    for spec, t in zip(specs, operands):
+        head, dots, tail = spec.partition("...")
+        n_ell = t.ndim - len(head) - len(tail) if dots else 0
+        ls = list(head) + ellipsis[ell_ndim - n_ell:] + list(tail)
+        if len(ls) != t.ndim:
+            raise RuntimeError(f"einsum(): subscripts '{spec}' do not match an operand with {t.ndim} dimensions")
+        if len(set(ls)) != len(ls):
+            raise NotImplementedError("torch.einsum with a subscript repeated within one operand (a diagonal) is "
+                                      "not supported on MindSpore")
+        labels.append(ls)
+    if arrow:
+        head, dots, tail = rhs.partition("...")
+        out = list(head) + (ellipsis if dots else []) + list(tail)
+    else:
+        counts = {}
+        for ls in labels:
+            for x in ls:
+                counts[x] = counts.get(x, 0) + 1
+        out = ellipsis + sorted(x for x, c in counts.items() if c == 1 and not x.startswith("."))
+    return labels, out
+
+
+def _sum_labels(t, ls, keep):
+    gone = tuple(i for i, x in enumerate(ls) if x not in keep)
+    if not gone:
+        return t, ls
+    from .reduction import sum as _sum
+
+    return _sum(t, gone), [x for x in ls if x in keep]
+
+
+def _contract_pair(a, la, b, lb, later, sizes):
+    a, la = _sum_labels(a, la, later | set(lb))
+    b, lb = _sum_labels(b, lb, later | set(la))
+    batch = [x for x in la if x in lb and x in later]
+    contract = [x for x in la if x in lb and x not in later]
+    left = [x for x in la if x not in lb]
+    right = [x for x in lb if x not in la]
+
+    def prod(ls):
+        n = 1
+        for x in ls:
+            n *= sizes[x]
+        return n
+
+    a = ops.transpose(a, tuple(la.index(x) for x in batch + left + contract)).reshape(
+        prod(batch), prod(left), prod(contract))
+    b = ops.transpose(b, tuple(lb.index(x) for x in batch + contract + right)).reshape(
+        prod(batch), prod(contract), prod(right))
+    out = ops.bmm(a, b).reshape(tuple(sizes[x] for x in batch + left + right))
+    return out, batch + left + right
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
