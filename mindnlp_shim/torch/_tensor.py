@@ -426,6 +426,97 @@ def __contains__(self, element):
     return bool((self == element).any())
 
 
+# ---------------------------------------------------------------- indexing
+_ms_getitem = Tensor.__getitem__  # MindSpore's (C) indexing, which serves every index it handles correctly
+
+
+def _plain_index(item):
+    """Index items MindSpore's own indexing gets right, values and gradients."""
+    kind = type(item)
+    if kind is int or item is None or item is Ellipsis:
+        return True
+    return kind is slice and (item.step is None or item.step == 1)
+
+
+def __getitem__(self, index):
+    if type(index) is tuple:
+        for item in index:
+            if not _plain_index(item):
+                return _getitem_general(self, index)
+    elif not _plain_index(index):
+        return _getitem_general(self, (index,))
+    return _ms_getitem(self, index)
+
+
+def _normalize_index_item(item):
+    if isinstance(item, (np.integer, np.bool_)):
+        return item.item()
+    if isinstance(item, np.ndarray):
+        return Tensor(np.ascontiguousarray(item))
+    if isinstance(item, list) and item and all(type(v) is bool for v in item):
+        return Tensor(np.array(item, dtype=np.bool_))
+    if type(item) is slice:
+        start, stop, step = (None if v is None else v if type(v) is int else int(v.__index__())
+                             for v in (item.start, item.stop, item.step))
+        if step is not None and step <= 0:
+            raise ValueError("step must be greater than zero")
+        return slice(start, stop, step)
+    if type(item) is Tensor and item.dtype == mindspore.bool_ and item.ndim == 0:
+        return bool(item.item())
+    return item
+
+
+def _getitem_general(self, items):
+    """Indexing MindSpore gets wrong, rewritten into indexing it gets right:
+    - a bool mask becomes the long indices of its True positions (torch's definition of mask indexing; MindSpore's
+      own mask indexing loses the autograd graph when nothing is selected);
+    - a slice with step > 1 on a tensor in the autograd graph becomes a step-1 slice plus `index_select`
+      (MindSpore's StridedSliceGrad fails on strided slices of inner dimensions);
+    - an empty selection by index tensors stays in the autograd graph (MindSpore drops it from the tape);
+    - NumPy scalars and arrays become Python numbers and tensors; steps below 1 raise as in torch."""
+    expanded = []
+    for item in map(_normalize_index_item, items):
+        if type(item) is Tensor and item.dtype == mindspore.bool_:
+            positions = ops.nonzero(item).astype(mindspore.int64)
+            expanded.extend(positions[:, i] for i in range(item.ndim))
+        else:
+            expanded.append(item)
+    stepped = any(type(it) is slice and it.step not in (None, 1) for it in expanded)
+    basic = all(type(it) in (int, slice) or it is None or it is Ellipsis for it in expanded)
+    tracked = self._requires_grad or not self._is_leaf
+    if stepped and basic and tracked:
+        return _getitem_stepped(self, expanded)
+    out = _ms_getitem(self, expanded[0] if len(expanded) == 1 else tuple(expanded))
+    if tracked and numel(out) == 0:
+        # (MindSpore's result is off the tape, or on it with a backward that fails for empty gathers)
+        anchor = ops.mul(ops.cat((self.reshape(-1), ops.zeros(1, self.dtype))).sum(), 0)  # a 0 on self's graph
+        out = ops.add(ops.zeros(tuple(out.shape), out.dtype), anchor)
+    return out
+
+
+def _getitem_stepped(self, items):
+    consumed = sum(1 for it in items if type(it) in (int, slice))
+    step_one, steps, out_dim = [], [], 0
+    for it in items:
+        if it is Ellipsis:
+            step_one.extend([slice(None)] * (self.ndim - consumed))
+            out_dim += self.ndim - consumed
+        elif it is None:
+            step_one.append(None)
+            out_dim += 1
+        elif type(it) is int:
+            step_one.append(it)
+        else:
+            if it.step not in (None, 1):
+                steps.append((out_dim, it.step))
+            step_one.append(slice(it.start, it.stop))
+            out_dim += 1
+    out = _ms_getitem(self, tuple(step_one))
+    for dim, step in steps:
+        out = ops.index_select(out, dim, Tensor(np.arange(0, out.shape[dim], step, dtype=np.int64)))
+    return out
+
+
 _PROPERTIES = {
     "shape": _shape, "size": _size, "device": _device, "grad_fn": _grad_fn, "is_leaf": _is_leaf,
     "is_cuda": lambda self: PROCESS_DEVICE_TYPE == "cuda", "is_cpu": lambda self: PROCESS_DEVICE_TYPE == "cpu",
@@ -450,7 +541,7 @@ _METHODS = {
     "__repr__": __repr__, "__str__": __repr__, "__format__": __format__, "__len__": __len__,
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__, "__hash__": __hash__, "__bool__": __bool__,
     "item": item, "tolist": tolist, "__int__": __int__, "__float__": __float__, "__index__": __index__,
-    "__iter__": __iter__, "__contains__": __contains__,
+    "__iter__": __iter__, "__contains__": __contains__, "__getitem__": __getitem__,
     "float": _cast_to(mindspore.float32), "double": _cast_to(mindspore.float64), "half": _cast_to(mindspore.float16),
     "bfloat16": _cast_to(mindspore.bfloat16), "long": _cast_to(mindspore.int64), "int": _cast_to(mindspore.int32),
     "short": _cast_to(mindspore.int16), "char": _cast_to(mindspore.int8), "byte": _cast_to(mindspore.uint8),

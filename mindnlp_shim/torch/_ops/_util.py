@@ -36,3 +36,23 @@ def reject_out(out, name):
     if out is not None:
         raise NotImplementedError(f"torch.{name}(..., out=...) is not supported: MindSpore tensors cannot be "
                                   f"resized in place; use the returned tensor")
+
+
+def _category(dt):
+    from .. import _dtype
+
+    return 0 if dt == mindspore.bool_ else 1 if dt in _dtype.INTEGRAL else 2 if dt in _dtype.FLOATING else 3
+
+
+def result_dtype(dtypes):
+    """torch's promotion among tensors: the highest category (bool < integer < floating < complex) wins, and only
+    dtypes of that category are widened against each other (int64 with float32 is float32, unlike NumPy)."""
+    from .. import _dtype
+
+    dtypes = list(dtypes)
+    top = max(_category(d) for d in dtypes)
+    result = None
+    for d in dtypes:
+        if _category(d) == top:
+            result = d if result is None or result == d else _dtype.promote_types(result, d)
+    return result

@@ -65,7 +65,16 @@ def masked_select(input, mask):
 
 
 def masked_scatter(input, mask, source):
-    return ops.masked_scatter(input, mask, source)
+    """Positions where `mask` is True take `source`'s elements in order (built from cumsum + gather + where,
+    which are differentiable on every target)."""
+    mask = ops.broadcast_to(mask, tuple(input.shape)) if tuple(mask.shape) != tuple(input.shape) else mask
+    flat_mask = mask.reshape(-1)
+    taken = ops.cumsum(flat_mask.astype(mindspore.int64), 0) - 1  # index into source for each True position
+    if source.numel() < int(taken[-1].item()) + 1 if taken.numel() else False:
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask")
+    taken = ops.clamp(taken, 0, max(source.numel() - 1, 0))
+    values = ops.gather(source.reshape(-1).astype(input.dtype), taken, 0).reshape(input.shape)
+    return ops.where(mask, values, input)
 
 
 def nonzero(input, *, as_tuple=False):

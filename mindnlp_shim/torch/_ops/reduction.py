@@ -25,7 +25,12 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
             shape[d] = 1
         else:
             del shape[d]
-    return ops.fill(dtype, tuple(shape), fill)
+    out = ops.fill(dtype, tuple(shape), fill)
+    if (input._requires_grad or not input._is_leaf) and dtype in (input.dtype, mindspore.float32, mindspore.float64):
+        # stay in the graph (torch: `x[empty_mask].sum().backward()` works and gives zero gradients)
+        zero = mint.sum(ops.cat((input.reshape(-1).astype(dtype), ops.zeros(1, dtype))))
+        out = ops.add(out, ops.mul(zero, 0))
+    return out
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):

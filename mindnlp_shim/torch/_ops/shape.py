@@ -3,7 +3,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from ._util import Tensor, dims_arg, shape_arg, wrap_dim
+from ._util import Tensor, dims_arg, result_dtype, shape_arg, wrap_dim
 
 
 def _infer_shape(shape, numel):
@@ -193,12 +193,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _promote_all(tensors):
-    from .. import _dtype
-
     dt = tensors[0].dtype
-    for t in tensors[1:]:
-        if t.dtype != dt:
-            dt = _dtype.promote_types(dt, t.dtype)
+    if any(t.dtype != dt for t in tensors[1:]):
+        dt = result_dtype(t.dtype for t in tensors)
     return [t if t.dtype == dt else t.astype(dt) for t in tensors]
 
 
@@ -213,6 +210,9 @@ def cat(tensors, dim=0, *, out=None):
     nonempty = _promote_all(nonempty)
     if len(nonempty) == 1:
         return nonempty[0]
+    for t in nonempty[1:]:
+        if t.ndim != nonempty[0].ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {nonempty[0].ndim} and {t.ndim}")
     return ops.cat(tuple(nonempty), wrap_dim(dim, nonempty[0].ndim))
 
 

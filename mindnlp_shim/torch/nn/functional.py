@@ -25,7 +25,7 @@ def linear(input, weight, bias=None):
     `matmul(x, W.T) + b` (no transposed copy of W, and BiasAdd is a dedicated kernel)."""
     if input.ndim == 1 or input.dtype != weight.dtype:
         out = ops.matmul(input, _sh.transpose(weight, 0, 1))
-        return out if bias is None else ops.add(out, bias)
+        return out if bias is None else _pw.add(out, bias)
     lead = input.shape[:-1]
     x2d = input if input.ndim == 2 else ops.reshape(input, (-1, input.shape[-1]))
     out = _matmul_weight_transposed(x2d, weight)
@@ -276,7 +276,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return loss
     if reduction == "sum":
         return _red.sum(loss)
-    return ops.div(_red.sum(loss), _red.sum(w))
+    return _mean_over_weight(_red.sum(loss), _red.sum(w))
+
+
+def _mean_over_weight(total, total_weight):
+    """total / total_weight with torch's gradients when every target is ignored (total_weight 0): the loss is
+    nan but the gradients are zeros, not 0/0 (which would turn every parameter nan at the next step)."""
+    total_weight = ops.stop_gradient(total_weight)
+    empty = ops.equal(total_weight, 0)
+    safe = ops.where(empty, ops.ones_like(total_weight), total_weight)
+    nan_if_empty = ops.div(ops.zeros_like(total_weight), total_weight)  # 0/0 = nan, else 0
+    return ops.add(ops.div(total, safe), nan_if_empty)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -312,7 +322,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             denom = _red.sum(ops.mul(ops.gather(weight, safe, 0), valid.astype(weight.dtype)))
         else:
             denom = _red.sum(valid.astype(smooth.dtype))
-        smooth_red = ops.div(_red.sum(smooth), denom)
+        smooth_red = _mean_over_weight(_red.sum(smooth), denom)
     return ops.add(ops.mul(nll, 1 - label_smoothing), ops.mul(smooth_red, label_smoothing / num_classes))
 
 
