@@ -3,7 +3,9 @@ print, as the last line, a JSON report for tests/test_trainer.py.
 
     trainer_run.py --scenario steps --output-dir D   # default optim, save every 10 steps, then predict,
                                                       # evaluate, save_model/from_pretrained, and resume
-    trainer_run.py --scenario epoch --output-dir D   # optim="adamw_torch", save every epoch
+    trainer_run.py --scenario epoch --output-dir D   # optim="adamw_torch", save and evaluate every epoch,
+                                                      # load the "best" checkpoint at the end
+    trainer_run.py --scenario parity --side torch|shim --output-dir D  # a short run real torch repeats exactly
 
 The data set is learnable: class 0 sentences use token ids 5..49, class 1 ids 50..94, so the loss must fall.
 """
@@ -14,19 +16,24 @@ import shutil
 import sys
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--scenario", choices=["steps", "epoch"], required=True)
+parser.add_argument("--scenario", choices=["steps", "epoch", "parity"], required=True)
+parser.add_argument("--side", choices=["shim", "torch"], default="shim", help="torch: real PyTorch (parity only)")
 parser.add_argument("--output-dir", required=True)
 args = parser.parse_args()
 
-import mindnlp  # noqa: E402,F401  (installs the shim: `torch` below is the MindSpore-backed API)
+if args.side == "shim":
+    import mindnlp  # noqa: F401  (installs the shim: `torch` below is the MindSpore-backed API)
 import datasets  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from safetensors.torch import load_file, save_file  # noqa: E402
 from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments  # noqa: E402
 
-assert torch.__name__.startswith("mindnlp_shim"), torch.__name__
+assert torch.__name__.startswith("mindnlp_shim") == (args.side == "shim"), torch.__name__
+assert args.side == "shim" or args.scenario == "parity"
 
 N, LENGTH, VOCAB, NUM_LABELS = 64, 16, 100, 2
+STEPS = 32  # 4 epochs of 64 examples in batches of 8
 CONFIG = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
               max_position_embeddings=32, num_labels=NUM_LABELS)
 
@@ -42,9 +49,9 @@ def make_dataset(seed):
                                        "labels": labels.tolist()})
 
 
-def new_model(seed):
+def new_model(seed, **config):
     torch.manual_seed(seed)
-    return BertForSequenceClassification(BertConfig(**CONFIG))
+    return BertForSequenceClassification(BertConfig(**CONFIG, **config))
 
 
 def compute_metrics(eval_pred):
@@ -120,16 +127,59 @@ def run_steps(output_dir):
 
 
 def run_epoch(output_dir):
-    train = make_dataset(0)
-    trainer = Trainer(model=new_model(0), args=training_args(output_dir, save_strategy="epoch", optim="adamw_torch"),
-                      train_dataset=train)
+    train, test = make_dataset(0), make_dataset(1)
+    # greater_is_better on the loss makes the first epoch the "best", so loading it at the end must really
+    # replace the final weights
+    trainer = Trainer(model=new_model(0), train_dataset=train, eval_dataset=test, compute_metrics=compute_metrics,
+                      args=training_args(output_dir, save_strategy="epoch", optim="adamw_torch",
+                                         eval_strategy="epoch", load_best_model_at_end=True,
+                                         metric_for_best_model="loss", greater_is_better=True))
     result = trainer.train()
-    return {"optim": str(trainer.args.optim), "optimizer": optimizer_name(trainer), "losses": losses(trainer),
-            "global_step": trainer.state.global_step, "training_loss": result.training_loss,
-            "checkpoints": checkpoints(output_dir)}
+    report = {"optim": str(trainer.args.optim), "optimizer": optimizer_name(trainer), "losses": losses(trainer),
+              "global_step": trainer.state.global_step, "training_loss": result.training_loss,
+              "checkpoints": checkpoints(output_dir),
+              "eval_losses": [[h["step"], h["eval_loss"]] for h in trainer.state.log_history if "eval_loss" in h],
+              "best_model_checkpoint": trainer.state.best_model_checkpoint}
+    def max_diff(folder):
+        saved = load_file(os.path.join(folder, "model.safetensors"))
+        live = trainer.model.state_dict()
+        return max(float(np.abs(live[k].detach().numpy() - v.numpy()).max()) for k, v in saved.items())
+
+    report["best_vs_live_max_abs_diff"] = max_diff(trainer.state.best_model_checkpoint)
+    report["last_vs_live_max_abs_diff"] = max_diff(os.path.join(output_dir, f"checkpoint-{STEPS}"))
+    report["final_eval_loss"] = trainer.evaluate()["eval_loss"]
+    return report
+
+
+def run_parity(output_dir):
+    """A short run that real torch repeats exactly: dropout off, sequential sampling, initial weights written by
+    the torch side and read by the shim side, warmup + linear decay, weight decay, clipping, 2 accumulation
+    steps. Writes <side>_parity.npz with the final parameters; reports the logged history."""
+    model = new_model(0, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    init_path = os.path.join(output_dir, "parity_init.safetensors")
+    if args.side == "torch":
+        os.makedirs(output_dir, exist_ok=True)
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, init_path)
+    else:
+        model.load_state_dict(load_file(init_path))
+    trainer = Trainer(model=model, train_dataset=make_dataset(0),
+                      args=training_args(os.path.join(output_dir, args.side), max_steps=8, logging_steps=1,
+                                         per_device_train_batch_size=4, gradient_accumulation_steps=2,
+                                         train_sampling_strategy="sequential", save_strategy="no",
+                                         warmup_steps=2, weight_decay=0.01))
+    trainer.train()
+    np.savez(os.path.join(output_dir, f"{args.side}_parity.npz"),
+             **{k: v.detach().numpy() for k, v in model.state_dict().items()})
+    history = [h for h in trainer.state.log_history if "loss" in h]
+    return {"optim": str(trainer.args.optim), "steps": [h["step"] for h in history],
+            "losses": [h["loss"] for h in history], "grad_norms": [h["grad_norm"] for h in history],
+            "learning_rates": [h["learning_rate"] for h in history]}
+
+
+SCENARIOS = {"steps": run_steps, "epoch": run_epoch, "parity": run_parity}
 
 
 if __name__ == "__main__":
-    out = run_steps(args.output_dir) if args.scenario == "steps" else run_epoch(args.output_dir)
+    out = SCENARIOS[args.scenario](args.output_dir)
     sys.stdout.flush()
     print(json.dumps(out, default=float))
