@@ -47,7 +47,7 @@ _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distribu
                "linalg", "fft", "special", "testing", "mps", "xpu", "npu", "accelerator", "profiler", "hub",
                "onnx", "distributions", "_C", "cpu", "export", "_subclasses", "_functorch", "_inductor",
                "multiprocessing", "storage", "version", "func", "_prims_common", "_guards", "_logging",
-               "package", "sparse", "quantization", "ao", "masked", "signal", "nested")
+               "package", "sparse", "quantization", "ao", "masked", "signal", "nested", "functional")
 
 
 def __getattr__(name):

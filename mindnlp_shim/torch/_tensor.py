@@ -79,8 +79,12 @@ def _set_grad(self, value):
     self._grad = value
 
 
+_DIFFERENTIABLE = _dtype.FLOATING | _dtype.COMPLEX
+
+
 def _get_requires_grad(self):
-    return bool(self._requires_grad)
+    # MindSpore marks every output of a recorded op, bool/int ones included; in torch those never require grad
+    return bool(self._requires_grad) and self.dtype in _DIFFERENTIABLE and not getattr(self, "_is_data_alias", False)
 
 
 def _set_requires_grad(self, value):
@@ -100,7 +104,7 @@ def requires_grad_(self, requires_grad=True):
 
 
 def _grad_fn(self):
-    return None if self._is_leaf else self._grad_node
+    return None if self._is_leaf or self.dtype not in _DIFFERENTIABLE else self._grad_node
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -131,14 +135,25 @@ def retain_grad(self):
 
 
 def _is_leaf(self):
-    return bool(self._is_leaf)
+    return bool(self._is_leaf) or self.dtype not in _DIFFERENTIABLE
 
 
 # ---------------------------------------------------------------- data and conversions
 def _get_data(self):
-    # Writes through `.data` (e.g. `p.data.normal_()`, `p.data.copy_(v)`) must reach the tensor itself, and
-    # MindSpore cannot alias storage between two tensor objects reliably, so `.data` is the tensor.
-    return self
+    """`t.data`: the same storage outside autograd, so that `p.data.mul_(2)`, `p.data.copy_(v)` or
+    `p.data += d` on a parameter update it (torch allows these on leaves that require grad).
+
+    A tensor that does not require grad is its own data. For one that does, the alias is MindSpore's full-slice
+    view (writes into it reach the base), marked `_is_data_alias`: it reports requires_grad False and the
+    in-place methods write through it with recording off (see `_bindings._checked_inplace`)."""
+    if not (self._requires_grad and self._is_leaf) or self.ndim == 0:
+        return self  # (0-d: MindSpore has no view of a 0-d tensor; in-place through it raises like on the leaf)
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        alias = _ms_getitem(self, slice(None))
+    alias._is_data_alias = True
+    return alias
 
 
 def _set_data(self, value):
@@ -228,7 +243,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 def numpy(self, *, force=False):
-    if self._requires_grad and not force:
+    if not force and _get_requires_grad(self):
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
     return self.asnumpy()
 
@@ -244,7 +259,17 @@ def clone(self, *, memory_format=None):
 
 
 def copy_(self, src, non_blocking=False):
+    if getattr(self, "_is_data_alias", False):
+        return outside_autograd(_inplace.assign, self, src)
     return _inplace.assign(self, src)
+
+
+def outside_autograd(write, *args, **kwargs):
+    """Run an in-place `write` with recording off (writes through a `.data` alias, which torch never records)."""
+    from .autograd.grad_mode import no_grad
+
+    with no_grad():
+        return write(*args, **kwargs)
 
 
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
@@ -494,6 +519,32 @@ def _getitem_general(self, items):
     return out
 
 
+_ms_setitem = Tensor.__setitem__
+
+
+def __setitem__(self, index, value):
+    items = index if type(index) is tuple else (index,)
+    for item in items:
+        if not (_plain_index(item) or type(item) is Tensor):
+            items = tuple(map(_normalize_index_item, items))
+            index = items[0] if len(items) == 1 else items
+            break
+    if isinstance(value, Tensor) and value.ndim and any(type(it) is Tensor and it.dtype == mindspore.bool_
+                                                        for it in items):
+        # values for the selected elements in order (`x[mask] = v`): MindSpore broadcasts v against the mask
+        # instead, so index by the True positions
+        items = tuple(p for it in items for p in ((ops.nonzero(it).astype(mindspore.int64)[:, i]
+                                                   for i in range(it.ndim)) if type(it) is Tensor and
+                                                  it.dtype == mindspore.bool_ else (it,)))
+        index = items[0] if len(items) == 1 else items
+    if isinstance(value, np.ndarray):
+        value = Tensor(np.ascontiguousarray(value))
+    if getattr(self, "_is_data_alias", False):
+        outside_autograd(_ms_setitem, self, index, value)
+    else:
+        _ms_setitem(self, index, value)
+
+
 def _getitem_stepped(self, items):
     consumed = sum(1 for it in items if type(it) in (int, slice))
     step_one, steps, out_dim = [], [], 0
@@ -542,6 +593,7 @@ _METHODS = {
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__, "__hash__": __hash__, "__bool__": __bool__,
     "item": item, "tolist": tolist, "__int__": __int__, "__float__": __float__, "__index__": __index__,
     "__iter__": __iter__, "__contains__": __contains__, "__getitem__": __getitem__,
+    "__setitem__": __setitem__,
     "float": _cast_to(mindspore.float32), "double": _cast_to(mindspore.float64), "half": _cast_to(mindspore.float16),
     "bfloat16": _cast_to(mindspore.bfloat16), "long": _cast_to(mindspore.int64), "int": _cast_to(mindspore.int32),
     "short": _cast_to(mindspore.int16), "char": _cast_to(mindspore.int8), "byte": _cast_to(mindspore.uint8),
@@ -550,6 +602,7 @@ _METHODS = {
 
 
 def install():
+    Tensor._backward_hooks = None  # torch keeps module-style backward hooks here; read by serialization code
     for name, getter in _PROPERTIES.items():
         setattr(Tensor, name, property(getter))
     for name, (getter, setter) in _SETTABLE_PROPERTIES.items():

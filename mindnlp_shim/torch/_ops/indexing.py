@@ -90,6 +90,20 @@ def argwhere(input):
     return nonzero(input)
 
 
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Membership test by broadcasting against the flattened test set."""
+    if not isinstance(test_elements, Tensor):
+        from .creation import tensor
+
+        test_elements = tensor(test_elements)
+    if not isinstance(elements, Tensor):
+        from .creation import tensor
+
+        elements = tensor(elements)
+    hits = ops.any(ops.equal(ops.expand_dims(elements, -1), test_elements.reshape(-1)), -1)
+    return ops.logical_not(hits) if invert else hits
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     right = right or side == "right"
     out = ops.searchsorted(sorted_sequence, input, right=right)
