@@ -173,6 +173,11 @@ def F(T):
 LOW = ("float32", "float16", "bfloat16")
 HALF = ("float32", "float16")
 
+# `_backend.upcast_bf16` casts every float32 result of a bf16 computation back to bf16, also where torch's result
+# is float32 (a float32 operand, or an explicit dtype=float32).
+_BF16_RESULT_BUG = pytest.mark.xfail(strict=True, reason="_backend.upcast_bf16 returns bfloat16 where torch "
+                                                         "promotes to float32")
+
 # ---------------------------------------------------------------- arithmetic and promotion
 ARITH = [
     Case("add", lambda T, x, y: x + y, randn(3, 4), randn(3, 4), dtypes=LOW),
@@ -243,6 +248,16 @@ ARITH = [
     Case("uint8_plus_int", lambda T, a: a + 3, ints(0, 5, 3, 4, dtype=np.uint8)),
     Case("float_tensor_0d_promotion", lambda T, a, s: a * s, ints(-5, 5, 3, 4), Fixed(np.array(1.5, np.float32))),
     Case("int_0d_tensor_keeps_float16", lambda T, x, s: x.half() * s, randn(3, 4), np.array(3)),
+    # bfloat16 mixed with other dtypes (computed in float32 on the CPU, the result dtype must still be torch's)
+    Case("bf16_plus_float32", lambda T, x, y: x.bfloat16() + y, randn(3, 4), randn(3, 4), tol=(1e-2, 1e-2),
+         marks=_BF16_RESULT_BUG),
+    Case("bf16_times_int", lambda T, x, a: x.bfloat16() * a, randn(3, 4), ints(-3, 3, 3, 4), tol=(1e-2, 1e-2)),
+    Case("bf16_matmul_float32", lambda T, x, w: x.bfloat16().float() @ w, randn(3, 4), randn(4, 2)),
+    Case("bf16_softmax_dtype_float32", lambda T, x: T.softmax(x.bfloat16(), -1, dtype=T.float32), randn(3, 4),
+         tol=(1e-2, 1e-2), marks=_BF16_RESULT_BUG),
+    Case("bf16_sum_dtype_float32", lambda T, x: x.bfloat16().sum(-1, dtype=T.float32), randn(3, 4),
+         tol=(1e-2, 1e-2), marks=_BF16_RESULT_BUG),
+    Case("bf16_compare", lambda T, x: (x.bfloat16() > 0, x.bfloat16().argmax(-1)), randn(3, 4)),
 ]
 
 COMPARE = [
@@ -342,7 +357,7 @@ LINALG = [
 ]
 
 _Q, _K, _V = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
-_SDPA_TOL = (1e-5, 2e-6)
+_SDPA_TOL = {"float32": (1e-5, 2e-6), "float16": (5e-3, 5e-3)}  # (float16: MindSpore accumulates in float16)
 ATTENTION = [
     Case("sdpa_plain", lambda T, q, k, v: F(T).scaled_dot_product_attention(q, k, v), _Q, _K, _V, tol=_SDPA_TOL,
          dtypes=LOW),
@@ -476,6 +491,9 @@ REDUCTIONS = [
     Case("norm_dim_keepdim", lambda T, x: x.norm(2, dim=(1, 2), keepdim=True), _X),
     Case("norm_inf", lambda T, x: x.norm(float("inf")), _X),
     Case("linalg_vector_norm", lambda T, x: T.linalg.vector_norm(x, 3, dim=1), _X),
+    Case("vector_norm_dtype", lambda T, x: T.linalg.vector_norm(x.half(), dim=-1, dtype=T.float32), _X,
+         tol=(1e-3, 1e-3)),
+    Case("norm_dtype", lambda T, x: T.norm(x, dim=1, dtype=T.float64), _X),
     Case("count_nonzero", lambda T, a: T.count_nonzero(a, 1), ints(0, 3, 3, 4)),
 ]
 

@@ -1,8 +1,9 @@
 """Binds the op functions of `_ops` as `Tensor` methods, dunders and in-place variants (one definition each)."""
 import mindspore
+from mindspore.graph.api import _pynative_executor
 
-from . import _inplace
-from ._ops import creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
+from . import _inplace, _tensor
+from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
 
 Tensor = mindspore.Tensor
 
@@ -126,6 +127,38 @@ INPLACE_DUNDERS = {
 }
 
 
+_TORCH_TYPE_NAMES = {
+    mindspore.bool_: "Bool", mindspore.uint8: "Byte", mindspore.int8: "Char", mindspore.int16: "Short",
+    mindspore.int32: "Int", mindspore.int64: "Long", mindspore.float16: "Half", mindspore.bfloat16: "BFloat16",
+    mindspore.float32: "Float", mindspore.float64: "Double", mindspore.complex64: "ComplexFloat",
+    mindspore.complex128: "ComplexDouble",
+}
+
+
+def _checked_inplace(fn):
+    """`Tensor.<op>_` from `<op>`: compute out of place, then write into the receiver. Like torch, refuse a
+    result of a higher kind than the receiver (a float result into an int tensor) instead of truncating it.
+
+    On a tensor inside the autograd graph the op reads a recorded copy: the write bumps the receiver's version,
+    and an op that saved the receiver itself for its backward (clamp, mul, ...) would then fail at backward."""
+
+    def method(self, *args, **kwargs):
+        source = self
+        if not self._is_leaf and _pynative_executor.enable_grad():
+            source = _tensor.clone(self)
+        value = fn(source, *args, **kwargs)
+        if isinstance(value, Tensor) and value.dtype != self.dtype and \
+                _util.dtype_category(value.dtype) > _util.dtype_category(self.dtype):
+            raise RuntimeError(f"result type {_TORCH_TYPE_NAMES.get(value.dtype, value.dtype)} can't be cast to the "
+                               f"desired output type {_TORCH_TYPE_NAMES.get(self.dtype, self.dtype)}")
+        if getattr(self, "_is_data_alias", False):
+            return _tensor.outside_autograd(_inplace.assign, self, value, value_is_fresh=True)
+        return _inplace.assign(self, value, value_is_fresh=True)
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
 def _random_inplace(value_fn):
     def method(self, *args, generator=None, **kwargs):
         from .autograd.grad_mode import no_grad
@@ -137,11 +170,14 @@ def _random_inplace(value_fn):
 
 
 def _fill_(self, value):
-    return _inplace.assign(self, value.item() if isinstance(value, Tensor) and value.ndim == 0 else value)
+    value = value.item() if isinstance(value, Tensor) and value.ndim == 0 else value
+    if getattr(self, "_is_data_alias", False):
+        return _tensor.outside_autograd(_inplace.assign, self, value)
+    return _inplace.assign(self, value)
 
 
 def _zero_(self):
-    return _inplace.assign(self, 0)
+    return _fill_(self, 0)
 
 
 def _resize_(self, *size):
@@ -152,11 +188,11 @@ def install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name in INPLACE:
-        setattr(Tensor, name + "_", _inplace.inplace_of(METHODS[name]))
+        setattr(Tensor, name + "_", _checked_inplace(METHODS[name]))
     for name, fn in DUNDERS.items():
         setattr(Tensor, name, _operator(fn) if name not in _UNARY_DUNDERS else fn)
     for name, fn in INPLACE_DUNDERS.items():
-        setattr(Tensor, name, _inplace.inplace_of(fn))
+        setattr(Tensor, name, _checked_inplace(fn))
     Tensor.fill_ = _fill_
     Tensor.zero_ = _zero_
     Tensor.resize_ = _resize_

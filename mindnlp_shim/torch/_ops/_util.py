@@ -38,7 +38,8 @@ def reject_out(out, name):
                                   f"resized in place; use the returned tensor")
 
 
-def _category(dt):
+def dtype_category(dt):
+    """bool 0 < integer 1 < floating 2 < complex 3: torch promotes across kinds by this order."""
     from .. import _dtype
 
     return 0 if dt == mindspore.bool_ else 1 if dt in _dtype.INTEGRAL else 2 if dt in _dtype.FLOATING else 3
@@ -50,9 +51,9 @@ def result_dtype(dtypes):
     from .. import _dtype
 
     dtypes = list(dtypes)
-    top = max(_category(d) for d in dtypes)
+    top = max(dtype_category(d) for d in dtypes)
     result = None
     for d in dtypes:
-        if _category(d) == top:
+        if dtype_category(d) == top:
             result = d if result is None or result == d else _dtype.promote_types(result, d)
     return result

@@ -25,11 +25,12 @@ def _numpy_from_data(data):
     if isinstance(data, (list, tuple)) and data and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _nested_map(data, lambda x: x.asnumpy() if isinstance(x, Tensor) else x)
     arr = np.asarray(data)
-    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+    from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
+    if arr.dtype == np.float64 and not from_numpy:
         arr = arr.astype(_dtype.to_numpy_dtype(_dtype.get_default_dtype()))  # Python floats: default dtype
-    elif arr.dtype.kind in "iu" and not isinstance(data, np.ndarray) and arr.dtype != np.uint8:
+    elif arr.dtype.kind in "iu" and not from_numpy and arr.dtype != np.uint8:
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+    elif arr.dtype.kind == "c" and not from_numpy:
         arr = arr.astype(np.complex64)
     elif arr.dtype.kind in "OUS":
         raise TypeError(f"torch.tensor(): could not infer a numeric dtype from data of type {type(data).__name__}")

@@ -258,4 +258,10 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 def masked_fill(input, mask, value):
     if isinstance(value, Tensor):
         value = value.astype(input.dtype)
+    elif input.is_floating_point():
+        value = float(value)  # MindSpore's kernel wants the value in the input's kind (an int into float32 fails)
+    elif input.dtype == mindspore.bool_:
+        value = bool(value)
+    else:
+        value = int(value)
     return ops.masked_fill(input, mask, value)
