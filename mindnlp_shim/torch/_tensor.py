@@ -539,6 +539,12 @@ def __setitem__(self, index, value):
         index = items[0] if len(items) == 1 else items
     if isinstance(value, np.ndarray):
         value = Tensor(np.ascontiguousarray(value))
+    if self.dtype == mindspore.bfloat16 and PROCESS_DEVICE_TYPE == "cpu":
+        # no bf16 index-assignment kernel on CPU: write into a float32 copy, then put that back whole
+        widened = ops.cast(self, mindspore.float32)
+        __setitem__(widened, index, ops.cast(value, mindspore.float32) if isinstance(value, Tensor) else value)
+        _inplace.assign(self, ops.cast(widened, mindspore.bfloat16), value_is_fresh=True)
+        return
     if getattr(self, "_is_data_alias", False):
         outside_autograd(_ms_setitem, self, index, value)
     else:
