@@ -224,6 +224,8 @@ ARITH = [
     Case("addcmul_addcdiv", lambda T, x, y, z: x.addcmul(y, z, value=0.5) + x.addcdiv(y, z, value=2), randn(3, 4),
          randn(3, 4), pos(3, 4)),
     Case("sign", lambda T, x: x.sign(), randn(3, 4), grad=False),
+    Case("rsub_int", lambda T, a: 1 - a, ints(-5, 5, 3, 4)),
+    Case("int_and_or", lambda T, a, b: (a & b, a | b, a ^ b, ~a), ints(0, 8, 3, 4), ints(0, 8, 3, 4)),
     # integer tensors
     Case("int_add", lambda T, a, b: a + b, ints(-5, 5, 3, 4), ints(-5, 5, 3, 4)),
     Case("int_add_float_scalar", lambda T, a: a + 1.5, ints(-5, 5, 3, 4)),
@@ -561,6 +563,16 @@ SHAPES = [
     Case("diagonal", lambda T, x: x.diagonal(), randn(4, 4)),
     Case("meshgrid", lambda T, a, b: T.meshgrid(a, b, indexing="ij"), randn(3), randn(4)),
     Case("tensor_split", lambda T, x: x.tensor_split(3, dim=1), _X),
+    Case("view_as_int32_bits", lambda T, x: x.view(T.int32), randn(3, 4), grad=False),
+    Case("view_as_uint8", lambda T, x: x.view(T.uint8), randn(3, 4), grad=False),
+    Case("expand_bool", lambda T, m: m[:, None, :].expand(3, 2, 4), bools(3, 4)),
+    Case("pad_constant", lambda T, x: F(T).pad(x, (1, 2)), randn(2, 3, 4)),
+    Case("pad_two_dims_value", lambda T, x: F(T).pad(x, (1, 0, 0, 2), value=-1.5), randn(2, 3, 4)),
+    Case("pad_negative_crops", lambda T, x: F(T).pad(x, (-1, 2, 1, -1)), randn(2, 3, 4)),
+    Case("pad_int", lambda T, a: F(T).pad(a, (0, 3), value=7), ints(0, 9, 2, 3)),
+    Case("pad_bool", lambda T, m: F(T).pad(m, (2, 0), value=False), bools(2, 3)),
+    Case("pad_reflect", lambda T, x: F(T).pad(x, (2, 1), mode="reflect"), randn(2, 3, 4)),
+    Case("pad_replicate", lambda T, x: F(T).pad(x, (1, 1, 2, 0), mode="replicate"), randn(1, 2, 3, 4)),
 ]
 
 # ---------------------------------------------------------------- gather/scatter and selection

@@ -40,6 +40,14 @@ def numel(self):
     return n
 
 
+_ms_stride = Tensor.stride
+
+
+def stride(self, dim=None):
+    strides = _ms_stride(self)  # (MindSpore answers a list)
+    return tuple(strides) if dim is None else strides[dim]
+
+
 def element_size(self):
     return _dtype.ITEMSIZE[self.dtype]
 
@@ -587,7 +595,7 @@ _SETTABLE_PROPERTIES = {
     "data": (_get_data, _set_data),
 }
 _METHODS = {
-    "dim": dim, "ndimension": dim, "numel": numel, "nelement": numel, "element_size": element_size,
+    "dim": dim, "ndimension": dim, "stride": stride, "numel": numel, "nelement": numel, "element_size": element_size,
     "is_floating_point": is_floating_point, "is_complex": is_complex, "is_signed": is_signed,
     "requires_grad_": requires_grad_, "backward": backward, "detach": detach, "detach_": detach_,
     "retain_grad": retain_grad, "to": to, "type": type_, "type_as": type_as, "cpu": cpu, "cuda": cuda,
