@@ -28,3 +28,6 @@ def apply_all():
             _apply_one(target_name, sys.modules[target_name])
         else:
             wrapt.register_post_import_hook(lambda module, name=target_name: _apply_one(name, module), target_name)
+
+
+register("transformers.trainer", "transformers_trainer")  # resume checkpoints written by real PyTorch

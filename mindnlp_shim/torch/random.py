@@ -13,6 +13,10 @@ import mindspore
 _STATE_BYTES = 48  # 16 state + 16 increment + 4 has_uint32 + 4 uinteger + 8 initial seed
 
 
+class ForeignRNGStateError(RuntimeError):
+    """A generator state that was not produced by this module (e.g. real PyTorch's Mersenne-Twister state)."""
+
+
 class Generator:
     def __init__(self, device="cpu"):
         from ._device import device as _device
@@ -48,9 +52,9 @@ class Generator:
         raw = bytes(np.asarray(new_state.asnumpy() if hasattr(new_state, "asnumpy") else new_state,
                                dtype=np.uint8).tobytes())
         if len(raw) != _STATE_BYTES:
-            raise RuntimeError(f"Generator.set_state: expected a ByteTensor of {_STATE_BYTES} bytes produced by "
-                               f"get_state(), got {len(raw)} bytes (states of other RNG implementations are not "
-                               f"interchangeable)")
+            raise ForeignRNGStateError(f"Generator.set_state: expected a ByteTensor of {_STATE_BYTES} bytes "
+                                       f"produced by get_state(), got {len(raw)} bytes (states of other RNG "
+                                       f"implementations are not interchangeable)")
         bitgen = np.random.PCG64()
         bitgen.state = {"bit_generator": "PCG64",
                         "state": {"state": int.from_bytes(raw[0:16], "little"),

@@ -154,7 +154,8 @@ def run_epoch(output_dir):
 def run_parity(output_dir):
     """A short run that real torch repeats exactly: dropout off, sequential sampling, initial weights written by
     the torch side and read by the shim side, warmup + linear decay, weight decay, clipping, 2 accumulation
-    steps. Writes <side>_parity.npz with the final parameters; reports the logged history."""
+    steps. Writes <side>_parity.npz with the final parameters; reports the logged history. The shim side then
+    resumes real torch's step-4 checkpoint and reports how that continuation went."""
     model = new_model(0, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
     init_path = os.path.join(output_dir, "parity_init.safetensors")
     if args.side == "torch":
@@ -162,16 +163,32 @@ def run_parity(output_dir):
         save_file({k: v.contiguous() for k, v in model.state_dict().items()}, init_path)
     else:
         model.load_state_dict(load_file(init_path))
-    trainer = Trainer(model=model, train_dataset=make_dataset(0),
-                      args=training_args(os.path.join(output_dir, args.side), max_steps=8, logging_steps=1,
-                                         per_device_train_batch_size=4, gradient_accumulation_steps=2,
-                                         train_sampling_strategy="sequential", save_strategy="no",
-                                         warmup_steps=2, weight_decay=0.01))
+
+    def parity_args(folder):
+        return training_args(folder, max_steps=8, logging_steps=1, per_device_train_batch_size=4,
+                             gradient_accumulation_steps=2, train_sampling_strategy="sequential",
+                             save_strategy="steps", save_steps=4, warmup_steps=2, weight_decay=0.01)
+
+    trainer = Trainer(model=model, train_dataset=make_dataset(0), args=parity_args(os.path.join(output_dir, args.side)))
     trainer.train()
     np.savez(os.path.join(output_dir, f"{args.side}_parity.npz"),
              **{k: v.detach().numpy() for k, v in model.state_dict().items()})
+    report = history_of(trainer)
+    report["optim"] = str(trainer.args.optim)
+    if args.side == "shim":
+        resumed = Trainer(model=new_model(123, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
+                          train_dataset=make_dataset(0), args=parity_args(os.path.join(output_dir, "resumed")))
+        try:
+            resumed.train(resume_from_checkpoint=os.path.join(output_dir, "torch", "checkpoint-4"))
+            report["resumed_from_torch"] = history_of(resumed)
+        except Exception as error:  # reported, so that only the resume test fails
+            report["resumed_from_torch"] = {"error": f"{type(error).__name__}: {error}"}
+    return report
+
+
+def history_of(trainer):
     history = [h for h in trainer.state.log_history if "loss" in h]
-    return {"optim": str(trainer.args.optim), "steps": [h["step"] for h in history],
+    return {"global_step": trainer.state.global_step, "steps": [h["step"] for h in history],
             "losses": [h["loss"] for h in history], "grad_norms": [h["grad_norm"] for h in history],
             "learning_rates": [h["learning_rate"] for h in history]}
 
