@@ -20,7 +20,21 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 def take_along_dim(input, indices, dim=None):
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
-    return gather(input, dim, indices)
+    if indices.ndim != input.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    dim = wrap_dim(dim, input.ndim)
+    # unlike gather, torch broadcasts input and indices against each other in every dimension but `dim`
+    others = [1 if i == dim else max(a, b) for i, (a, b) in enumerate(zip(input.shape, indices.shape))]
+    for i, (a, b) in enumerate(zip(input.shape, indices.shape)):
+        if i != dim and a != b and 1 not in (a, b):
+            raise RuntimeError(f"torch.take_along_dim(): shape mismatch in dimension {i}: {a} and {b}")
+
+    def expanded(t):
+        shape = tuple(t.shape[i] if i == dim else n for i, n in enumerate(others))
+        return t if tuple(t.shape) == shape else ops.broadcast_to(t, shape)
+
+    return gather(expanded(input), dim, expanded(indices))
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
