@@ -17,6 +17,8 @@ import tempfile
 import time
 
 import _common
+import _runner
+from _runner import child_environment, print_markdown, run_child, split_choices
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHILD_SCRIPTS = {
@@ -39,55 +41,11 @@ def parse_arguments():
     parser.add_argument("--check", action="store_true", help="compare dropout-free losses against real torch instead of timing")
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a child run counts as failed")
     parser.add_argument("--verbose", action="store_true", help="show the children's stderr")
+    parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     args.models = split_choices(parser, args.models, DEFAULT_STEPS)
     args.impls = split_choices(parser, args.impls, CHILD_SCRIPTS)
     return args
-
-
-def split_choices(parser, text, allowed):
-    chosen = [item.strip() for item in text.split(",") if item.strip()]
-    unknown = [item for item in chosen if item not in allowed]
-    if unknown or not chosen:
-        parser.error(f"unknown choice(s) {unknown}; allowed: {', '.join(allowed)}")
-    return chosen
-
-
-def child_environment():
-    env = dict(os.environ)
-    env.setdefault("GLOG_v", "3")  # MindSpore's log noise
-    env.setdefault("TOKENIZERS_PARALLELISM", "false")
-    return env
-
-
-def run_child(script_args, timeout, verbose):
-    """Run one child; returns its JSON result, or {"error": ...} built from what it left behind."""
-    command = [sys.executable, os.path.join(HERE, script_args[0])] + script_args[1:]
-    started = time.perf_counter()
-    try:
-        completed = subprocess.run(
-            command, cwd=HERE, env=child_environment(), capture_output=True, text=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    if verbose and completed.stderr:
-        sys.stderr.write(completed.stderr)
-    result = last_json_line(completed.stdout)
-    if result is None:
-        tail = [line for line in completed.stderr.strip().splitlines() if line.strip()]
-        result = {"error": f"exit code {completed.returncode}: {tail[-1] if tail else 'no output'}"[:300]}
-    result["wall_s"] = time.perf_counter() - started
-    return result
-
-
-def last_json_line(stdout):
-    for line in reversed(stdout.strip().splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                continue
-    return None
 
 
 def prepare_models(names, workdir, timeout, verbose):
@@ -227,17 +185,26 @@ def format_losses(losses):
     return " ".join(f"{loss:.4f}" for loss in losses)
 
 
-def print_markdown(lines):
-    widths = [max(len(str(line[i])) for line in lines) for i in range(len(lines[0]))]
-    for index, line in enumerate(lines):
-        print("| " + " | ".join(str(cell).ljust(width) for cell, width in zip(line, widths)) + " |")
-        if index == 0:
-            print("|" + "|".join("-" * (width + 2) for width in widths) + "|")
+def json_report(rows, args, load_start):
+    """The table's figures: per model, each implementation's child result and the two ratios of medians."""
+    models = {}
+    for model, results in rows:
+        entry = {"results": results}
+        for name, denominator in (("ours_over_raw", "raw"), ("ours_over_torch", "torch")):
+            ours, other = results.get("ours"), results.get(denominator)
+            if ours and other and "median_s" in ours and "median_s" in other:
+                entry[name] = ours["median_s"] / other["median_s"]
+        models[model] = entry
+    return {"benchmark": "trainer_step", "date": time.strftime("%Y-%m-%d %H:%M:%S"), "check": args.check,
+            "load_average_start": load_start, "load_average_end": _runner.load_average(), "cpus": os.cpu_count(),
+            "settings": {"batch": _common.BATCH, "seq_len": _common.SEQ_LEN, "warmup": args.warmup,
+                         "steps": {model: args.steps or DEFAULT_STEPS[model] for model in args.models}},
+            "models": models}
 
 
 def main():
     args = parse_arguments()
-    started = time.perf_counter()
+    started, load_start = time.perf_counter(), _runner.load_average()
     print(f"batch {_common.BATCH}, seq {_common.SEQ_LEN}; cpus {os.cpu_count()}, "
           f"load average {os.getloadavg()[0]:.2f}; python {sys.executable}", flush=True)
     rows = []
@@ -261,6 +228,8 @@ def main():
         print_table(rows, args.impls)
         ok = True
     print(f"total {time.perf_counter() - started:.0f} s, load average {os.getloadavg()[0]:.2f}")
+    if args.json:
+        _runner.write_json(args.json, json_report(rows, args, load_start))
     return 0 if ok else 1
 
 

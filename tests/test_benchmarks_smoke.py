@@ -1,0 +1,40 @@
+"""The dispatch benchmark runs end to end and writes its figures (a smoke test: no timing is asserted)."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(REPO_ROOT, "benchmarks", "dispatch_overhead.py")
+
+
+def test_dispatch_benchmark_reports_ours_and_raw_for_each_requested_op(tmp_path):
+    out = tmp_path / "dispatch.json"
+    env = dict(os.environ, GLOG_v="3")
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, "--ops", "add,mul", "--sizes", "4", "--rounds", "1", "--repeats", "2",
+         "--number", "2", "--skip-context", "--json", str(out)],
+        cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    assert figures["errors"] == {}
+    records = figures["records"]
+    assert [(r["op"], r["size"]) for r in records] == [("add", 4), ("mul", 4)]
+    for record in records:
+        for key in ("ours_us", "raw_us", "ours_cpu_us", "raw_cpu_us"):
+            value = record[key]
+            assert isinstance(value, float) and math.isfinite(value) and value > 0, (record["op"], key, value)
+        assert record["overhead_us"] == record["ours_us"] - record["raw_us"]
+        assert record["ours_over_raw"] == record["ours_us"] / record["raw_us"]
+        assert record["torch_us"] is None  # --skip-context: no real-torch child ran
+    assert "median_overhead_us" in figures["summary"]
+    assert "| add " in proc.stdout and "| mul " in proc.stdout
+
+
+def test_dispatch_benchmark_rejects_an_unknown_op():
+    proc = subprocess.run([sys.executable, SCRIPT, "--ops", "add,no_such_op", "--skip-context"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "no_such_op" in proc.stderr
