@@ -173,10 +173,19 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return ops.cumprod(input, dim)
 
 
+_F32_LOWEST = -3.4028234663852886e38
+
+
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.astype(dtype)
-    return ops.softmax(input, -1 if dim is None else dim)
+    dim = -1 if dim is None else dim
+    if input.dtype == mindspore.float32 and dim in (-1, input.ndim - 1):
+        # MindSpore's float32 last-axis softmax kernel corrupts the rows that follow a row of all -inf (measured
+        # on CPU: they come out 0 or wrong). With -inf floored to the lowest float such a row gives uniform
+        # weights (torch: nan) and every other row is exact.
+        input = ops.maximum(input, _F32_LOWEST)
+    return ops.softmax(input, dim)
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):

@@ -437,15 +437,31 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("scaled_dot_product_attention: attn_mask and is_causal cannot both be set")
         scores = ops.add(scores, _causal_additive_mask(query.shape[-2], key.shape[-2], scores.dtype))
-    elif attn_mask is not None:
+    attended = None
+    if not is_causal and attn_mask is not None:
         if attn_mask.dtype == mindspore.bool_:
             attn_mask = ops.masked_fill(ops.zeros(attn_mask.shape, scores.dtype), ops.logical_not(attn_mask),
                                         float("-inf"))
-        scores = ops.add(scores, ops.cast(attn_mask, scores.dtype) if attn_mask.dtype != scores.dtype else attn_mask)
+        attn_mask = ops.cast(attn_mask, scores.dtype) if attn_mask.dtype != scores.dtype else attn_mask
+        attn_mask, attended = _without_fully_masked_rows(attn_mask)
+        scores = ops.add(scores, attn_mask)
     weights = ops.softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return ops.matmul(weights, value)
+    out = ops.matmul(weights, value)
+    return out if attended is None else ops.mul(out, attended)
+
+
+def _without_fully_masked_rows(additive_mask):
+    """A query row whose keys are all masked (-inf) attends to nothing: torch's CPU kernel returns zeros there
+    (and zero gradients). MindSpore's float32 softmax must not see such a row at all: it corrupts the rows after
+    it. When there are such rows, the mask gets a finite floor and the rows are zeroed after the product."""
+    dead = ops.all(ops.isneginf(additive_mask), -1, keep_dims=True)
+    if not bool(ops.any(dead)):
+        return additive_mask, None
+    floor = float(_dtype.finfo(additive_mask.dtype).min)
+    attended = ops.cast(ops.logical_not(dead), additive_mask.dtype)
+    return ops.maximum(additive_mask, floor), attended
 
 
 # ---------------------------------------------------------------- shape utilities
