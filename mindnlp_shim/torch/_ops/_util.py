@@ -1,4 +1,7 @@
 """Small argument helpers shared by the op families."""
+import functools
+import inspect
+
 import mindspore
 import numpy as np
 
@@ -57,3 +60,26 @@ def result_dtype(dtypes):
         if dtype_category(d) == top:
             result = d if result is None or result == d else _dtype.promote_types(result, d)
     return result
+
+
+def _with_numpy_names(fn):
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if "axis" in kwargs:
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return op
+
+
+def accept_numpy_names(namespace, module_name):
+    """torch's argument parser also takes NumPy's spellings `axis=` and `keepdims=` for `dim=` and `keepdim=`
+    (transformers' beam search calls `torch.all(x, axis=-1, keepdims=True)`): wrap, in `namespace` (a module's
+    globals), each public op of that module that has a `dim` parameter."""
+    for name, value in list(namespace.items()):
+        if (name.startswith("_") or not inspect.isfunction(value) or value.__module__ != module_name
+                or "dim" not in inspect.signature(value).parameters):
+            continue
+        namespace[name] = _with_numpy_names(value)

@@ -246,6 +246,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return tuple(out)
 
 
+from ._util import accept_numpy_names  # noqa: E402
 from .. import _backend as _backend_table  # noqa: E402
 
+accept_numpy_names(globals(), __name__)
 _backend_table.adapt_module(globals(), __name__)

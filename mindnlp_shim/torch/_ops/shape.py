@@ -364,6 +364,8 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(ops.meshgrid(*tensors, indexing=indexing))
 
 
+from ._util import accept_numpy_names  # noqa: E402
 from .. import _backend as _backend_table  # noqa: E402
 
+accept_numpy_names(globals(), __name__)
 _backend_table.adapt_module(globals(), __name__)
