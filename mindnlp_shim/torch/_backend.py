@@ -80,10 +80,16 @@ def upcast_bf16(fn):
 
 def adapt_module(namespace, module_name):
     """Wrap, in `namespace` (a module's globals), each public op defined in that module that lacks a native
-    bf16 kernel on this target."""
+    bf16 kernel on this target; then make the ops torch's autocast lists name autocast-aware (outermost)."""
+    from .amp import autocast_policy
+
     native = NATIVE_BF16.get(DEVICE_TARGET)
-    if native is None:
-        return  # GPU/Ascend: MindSpore has bf16 kernels for these ops
+    if native is not None:  # None on GPU/Ascend, where MindSpore has bf16 kernels for these ops
+        _upcast_bf16_ops(namespace, module_name, native)
+    autocast_policy.adapt_module(namespace, module_name)
+
+
+def _upcast_bf16_ops(namespace, module_name, native):
     for name, value in list(namespace.items()):
         if (name.startswith("_") or name in native or not callable(value) or isinstance(value, type)
                 or getattr(value, "__module__", None) != module_name or getattr(value, "__wrapped_for_bf16__", False)):

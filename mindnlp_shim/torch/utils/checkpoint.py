@@ -1,20 +1,235 @@
-"""torch.utils.checkpoint.
+"""torch.utils.checkpoint: activation checkpointing by recomputation.
 
-`checkpoint(fn, *args)` returns fn's outputs with the gradients fn would give. This version runs `fn` once and
-keeps its activations (the same results as recomputation, without its memory saving).
+`checkpoint(fn, *args, **kwargs)` runs `fn` without recording its intermediate activations (so their memory is
+freed as soon as the forward moves on) and keeps only its inputs. When the backward pass reaches its outputs,
+`fn` runs again with recording on, from the same inputs, under the same RNG state (so dropout draws the same
+masks), autocast state and grad mode, and the backward continues through that recomputed graph. Gradients are
+the ones `fn` would give without checkpointing.
+
+Built on a custom autograd Function (MindSpore's `_Function`): its forward is the unrecorded run; its
+backward is the recomputation plus a nested backward on MindSpore's tape engine. Parameters `fn` closes over
+receive their gradients from that nested backward. Tensors anywhere in the arguments (nested in tuples, lists,
+dicts, or bound into a `functools.partial`, as transformers passes layer keyword arguments) are inputs of the
+Function, so their gradients flow back to the graph that produced them; tensors in the outputs may be nested
+the same ways (and in transformers' ModelOutput).
+
+Randomness is replayed for the shim's generator (`torch.get_rng_state`), which every random op of the shim
+draws from. `use_reentrant=True` and `False` both recompute as above; they differ only where torch's do in
+what they accept (keyword arguments and `context_fn` need `use_reentrant=False`) and in that the reentrant
+variant gives no gradients when no input tensor requires grad. Not supported: `torch.autograd.grad(...)` with
+`inputs` being parameters used inside a checkpointed region (the nested backward accumulates into `.grad`
+instead, as torch's reentrant variant does).
 """
+import collections.abc
 import contextlib
+import functools
+import warnings
+
+import mindspore
+from mindspore import ops
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..amp import autocast_mode
+from .. import random as _random
+
+Tensor = mindspore.Tensor
+_FLOATING = (mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64)
 
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default", debug=False,
-               preserve_rng_state=True, **kwargs):
+# ---------------------------------------------------------------- nested structures of tensors
+def _flatten(value, tensors):
+    """A template of `value` with each tensor replaced by its index in `tensors` (appended)."""
+    if isinstance(value, Tensor):
+        tensors.append(value)
+        return _Slot(len(tensors) - 1)
+    if isinstance(value, (list, tuple)):
+        return type(value), [_flatten(v, tensors) for v in value], hasattr(value, "_fields")
+    if isinstance(value, collections.abc.Mapping):
+        return type(value), {k: _flatten(v, tensors) for k, v in value.items()}, None
+    return _Const(value)
+
+
+def _rebuild(template, tensors):
+    if isinstance(template, _Slot):
+        return tensors[template.index]
+    if isinstance(template, _Const):
+        return template.value
+    kind, items, named = template
+    if isinstance(items, dict):
+        rebuilt = {k: _rebuild(v, tensors) for k, v in items.items()}
+        try:
+            return kind(**rebuilt) if kind is not dict else rebuilt
+        except TypeError:
+            return kind(rebuilt)
+    rebuilt = [_rebuild(v, tensors) for v in items]
+    return kind(*rebuilt) if named else kind(rebuilt)
+
+
+class _Slot:
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+
+class _Const:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+# ---------------------------------------------------------------- the recomputing Function
+class _Region:
+    """What the backward needs to run the region again: the function, its argument template, and the RNG
+    and autocast state the first run saw."""
+
+    def __init__(self, function, template, rng_state, autocast_state, recompute_context):
+        self.function = function
+        self.template = template
+        self.rng_state = rng_state
+        self.autocast_state = autocast_state
+        self.recompute_context = recompute_context
+        self.output_template = None
+
+
+def _call(function, template, tensors):
+    args, kwargs = _rebuild(template, tensors)
     return function(*args, **kwargs)
 
 
+class _Recompute(Function):
+    @staticmethod
+    def forward(ctx, region, forward_context, anchor, *inputs):
+        ctx.region = region
+        ctx.inputs = inputs
+        with no_grad(), forward_context:
+            outputs = _call(region.function, region.template, list(inputs))
+        produced = []
+        region.output_template = _flatten(outputs, produced)
+        if not produced:
+            # the region returned no tensor: hand back the anchor so the Function still has an output
+            return ops.zeros((0,), mindspore.float32)
+        return tuple(produced)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        region = ctx.region
+        inputs = [_detached_like(t) for t in ctx.inputs]
+        with _replayed_rng(region.rng_state), autocast_mode.restored(region.autocast_state), enable_grad(), \
+                region.recompute_context:
+            outputs = _call(region.function, region.template, inputs)
+        recomputed = []
+        _flatten(outputs, recomputed)
+        pairs = [(out, grad) for out, grad in zip(recomputed, grads)
+                 if grad is not None and isinstance(out, Tensor) and (out.requires_grad or out.grad_fn is not None)]
+        if pairs:
+            from ..autograd import backward as _backward
+
+            _backward([out for out, _ in pairs], [grad for _, grad in pairs])
+        return (None, None, None) + tuple(_grad_of(t) for t in inputs)
+
+
+def _detached_like(tensor):
+    if not isinstance(tensor, Tensor):
+        return tensor
+    detached = tensor.detach()
+    if tensor.requires_grad and tensor.dtype in _FLOATING:
+        detached.requires_grad_(True)
+    return detached
+
+
+def _grad_of(tensor):
+    return tensor.grad if isinstance(tensor, Tensor) and tensor.requires_grad else None
+
+
+@contextlib.contextmanager
+def _replayed_rng(saved_state):
+    if saved_state is None:
+        yield
+        return
+    current = _random.get_rng_state()
+    _random.set_rng_state(saved_state)
+    try:
+        yield
+    finally:
+        _random.set_rng_state(current)
+
+
+# ---------------------------------------------------------------- public API
+def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default", debug=False,
+               preserve_rng_state=True, **kwargs):
+    """Run `function(*args, **kwargs)` and recompute it during backward instead of keeping its activations."""
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+                      "use_reentrant=False is recommended, but if you need to preserve the current default "
+                      "behavior, you can pass use_reentrant=True.", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        if context_fn is not None or debug:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}")
+
+    if isinstance(function, functools.partial):
+        # tensors bound into the partial (transformers' layer keyword arguments) become inputs too
+        args = tuple(function.args) + args
+        kwargs = {**function.keywords, **kwargs}
+        function = function.func
+    if not is_grad_enabled():
+        return function(*args, **kwargs)
+
+    forward_context, recompute_context = context_fn() if context_fn is not None else (
+        contextlib.nullcontext(), contextlib.nullcontext())
+    inputs = []
+    template = _flatten((tuple(args), dict(kwargs)), inputs)
+    if use_reentrant and not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+        with no_grad():
+            return function(*args, **kwargs)
+
+    region = _Region(function, template, _random.get_rng_state() if preserve_rng_state else None,
+                     autocast_mode.snapshot(), recompute_context)
+    # a tensor that requires grad, so the region joins the graph even when only closed-over parameters do
+    anchor = ops.zeros((0,), mindspore.float32)
+    anchor.requires_grad_(True)
+    produced = _Recompute.apply(region, forward_context, anchor, *inputs)
+    if not isinstance(produced, tuple):
+        produced = (produced,)
+    return _rebuild(region.output_template, list(produced))
+
+
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
-    for fn in (functions if isinstance(functions, (list, tuple)) else list(functions.children())):
-        input = fn(input)
-    return input
+    """Split a Sequential (or list of modules) into `segments` chunks; checkpoint all but the last."""
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed "
+                      "explicitly.", stacklevel=2)
+        use_reentrant = True
+    if isinstance(functions, collections.abc.Mapping) or hasattr(functions, "children"):
+        functions = list(functions.children())
+    functions = list(functions)
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    segment_size = len(functions) // segments
+    end = -1
+    for start in range(0, segment_size * (segments - 1), segment_size):
+        end = start + segment_size - 1
+        input = checkpoint(_run_chunk(functions, start, end), input, use_reentrant=use_reentrant,
+                           preserve_rng_state=preserve)
+    return _run_chunk(functions, end + 1, len(functions) - 1)(input)
+
+
+def _run_chunk(functions, start, end):
+    def forward(input):
+        for fn in functions[start:end + 1]:
+            input = fn(input)
+        return input
+
+    return forward
 
 
 @contextlib.contextmanager
@@ -23,4 +238,6 @@ def _noop_context():
 
 
 def create_selective_checkpoint_contexts(*args, **kwargs):
+    """Selective checkpointing saves some ops' outputs instead of recomputing them; here every op of the
+    region is recomputed, which gives the same gradients (it only saves less time)."""
     return _noop_context(), _noop_context()
