@@ -137,9 +137,6 @@ class restored:
 
     def __enter__(self):
         global open_process_regions
-        if not isinstance(self._enabled, bool):
-            raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position 2) must be bool, "
-                            f"not {type(self._enabled).__name__}")
         self._previous = _thread.regions
         _thread.regions = dict(self._state)
         self._counted = PROCESS_DEVICE_TYPE in self._state
