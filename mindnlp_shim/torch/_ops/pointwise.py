@@ -265,3 +265,8 @@ def masked_fill(input, mask, value):
     else:
         value = int(value)
     return ops.masked_fill(input, mask, value)
+
+
+from .. import _backend as _backend_table  # noqa: E402
+
+_backend_table.adapt_module(globals(), __name__)
