@@ -142,6 +142,12 @@ def test_half_precision_loading(results, family, dtype):
     assert _rel(ours, shim[f"{family}/logits_saved"]) < HALF_RTOL[dtype]
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_legacy_torch_dtype_keyword(results, family):
+    assert list(results["shim"][f"{family}/param_dtypes_torch_dtype"]) == \
+        list(results["build"][f"{family}/param_dtypes_float16"])
+
+
 @pytest.mark.parametrize("layout", ("", "_bin"))
 @pytest.mark.parametrize("family", FAMILIES)
 def test_shim_save_pretrained_loads_in_torch(results, family, layout):

@@ -166,6 +166,8 @@ def shim(b, out):
             for name, tensor in half.state_dict().items():
                 out[f"{family}/state_{dtype}/{name}"] = to_numpy(tensor)
             out[f"{family}/logits_{dtype}"] = to_numpy(eval_logits(half, family, b))
+        legacy = load(family, path(family), torch_dtype="float16")  # the keyword transformers 4 used
+        out[f"{family}/param_dtypes_torch_dtype"] = np.array(sorted({str(p.dtype) for p in legacy.parameters()}))
         out[f"{family}/logits_saved"] = to_numpy(eval_logits(reference, family, b))
         reference.save_pretrained(path(f"shim_{family}"))
         save_bin(reference, path(f"shim_{family}_bin"))
