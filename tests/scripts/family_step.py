@@ -7,9 +7,9 @@ and on the shim, for tests/test_model_families.py.
 
 Everything each phase measures goes to one file, D/<phase>.npz, keyed "<case>/<what>"; the last line printed is a
 JSON summary. Checkpoints written by the build phase: D/<family>/ (safetensors, one file), D/<family>_bin/
-(pytorch_model.bin by torch.save), D/<family>_sharded/ (safetensors split in several shards with an index). The shim phase writes
-D/shim_<family>/ (save_pretrained: safetensors) and D/shim_<family>_bin/ (pytorch_model.bin by the shim's
-torch.save).
+(pytorch_model.bin by torch.save), D/<family>_sharded/ (safetensors split in several shards with an index).
+The shim phase writes D/shim_<family>/ (save_pretrained: safetensors) and D/shim_<family>_bin/
+(pytorch_model.bin by the shim's torch.save).
 """
 import argparse
 import json
