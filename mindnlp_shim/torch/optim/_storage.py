@@ -13,6 +13,7 @@ import contextlib
 
 import numpy as np
 import mindspore
+from mindspore import ops
 
 from .. import _runtime
 
@@ -66,9 +67,33 @@ def zeros_state(param_array, fill=0.0):
     return host_tensor(np.full(param_array.shape, fill, dtype=param_array.dtype))
 
 
+def zeros_like_param(param):
+    """torch's `zeros_like(p)` for optimizer state, made where the update reads it (host view or device)."""
+    if uses_host_math():
+        return zeros_state(param.asnumpy())
+    return ops.zeros(param.shape, param.dtype)
+
+
 def step_tensor(value=0.0):
     """torch 2.x keeps the step count as a 0-dim float32 tensor."""
     return host_tensor(np.array(value, dtype=np.float32))
+
+
+def advance_step_on_host(step):
+    """Add one to the step-count tensor `step` in place (host update) and return the new count."""
+    array, is_copy = host_array(step)
+    array += 1
+    count = float(array)
+    if is_copy:
+        release(step, array, is_copy)
+    return count
+
+
+def advance_step_on_device(step):
+    """Add one to the step-count tensor `step` in place (device-kernel update) and return the new count."""
+    count = as_float(step) + 1
+    assign(step, step_tensor(count))
+    return count
 
 
 def compute_dtype(array):
@@ -100,10 +125,6 @@ def enable_grad():
     from ..autograd.grad_mode import enable_grad as _enable_grad
 
     return _enable_grad()
-
-
-def grad_of(param):
-    return param._grad
 
 
 def check_real(param, optimizer_name):

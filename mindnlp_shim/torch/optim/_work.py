@@ -53,5 +53,6 @@ class Working:
         for tensor, array, work, is_copy in self._opened:
             if work is not array:
                 array[...] = work.astype(array.dtype)
-            _storage.release(tensor, array, is_copy)
+            if is_copy:  # a zero-copy view needs no write-back (and the common case skips the call)
+                _storage.release(tensor, array, is_copy)
         self._opened = []

@@ -10,13 +10,16 @@ import numpy as np
 from mindspore import ops
 
 from . import _storage
-from ._work import WorkBuffers, Working
+from ._gradient import device_gradient, host_gradient
+from ._work import Working
 from .optimizer import Optimizer, check_implementation_flags
 
 __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
+    _setstate_group_defaults = dict(foreach=None, maximize=False, differentiable=False, fused=None)
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         if not 0.0 <= _storage.as_float(lr):
@@ -34,45 +37,27 @@ class Adagrad(Optimizer):
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
-        self._work_buffers = WorkBuffers()
         for group in self.param_groups:
             for param in group["params"]:
                 _storage.check_real(param, "Adagrad")
-                state = self.state[param]
-                state["step"] = _storage.step_tensor(0.0)
-                state["sum"] = _filled_like(param, group["initial_accumulator_value"])
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        if "_work_buffers" not in self.__dict__:
-            self._work_buffers = WorkBuffers()
+                _init_state(param, self.state[param], group)
 
     def step(self, closure=None):
         """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
-        loss = self._call_closure(closure)
-        on_host = _storage.uses_host_math()
-        with _storage.no_grad():
-            for group in self.param_groups:
-                hyper = dict(lr=_storage.as_float(group["lr"]), lr_decay=group["lr_decay"], eps=group["eps"],
-                             weight_decay=group["weight_decay"], maximize=group["maximize"])
-                for param in group["params"]:
-                    grad = _storage.grad_of(param)
-                    if grad is None:
-                        continue
-                    state = self.state[param]
-                    if len(state) == 0:  # a parameter added later with add_param_group
-                        state["step"] = _storage.step_tensor(0.0)
-                        state["sum"] = _filled_like(param, group["initial_accumulator_value"])
-                    if on_host:
-                        _host_update(param, grad, state, self._work_buffers, **hyper)
-                    else:
-                        _device_update(param, grad, state, **hyper)
-        return loss
+        return self._step_params(closure, _hyper, _init_state, _host_update, _device_update)
+
+
+def _hyper(group):
+    return dict(lr=_storage.as_float(group["lr"]), lr_decay=group["lr_decay"], eps=group["eps"],
+                weight_decay=group["weight_decay"], maximize=group["maximize"])
+
+
+def _init_state(param, state, group):
+    # The constructor creates every parameter's state; in a step, only a parameter added later with
+    # add_param_group still lacks it.
+    if len(state) == 0:
+        state["step"] = _storage.step_tensor(0.0)
+        state["sum"] = _filled_like(param, group["initial_accumulator_value"])
 
 
 def _filled_like(param, value):
@@ -82,18 +67,11 @@ def _filled_like(param, value):
 
 
 def _host_update(param, grad, state, buffers, *, lr, lr_decay, eps, weight_decay, maximize):
-    step_array, step_is_copy = _storage.host_array(state["step"])
-    step_array += 1
-    step = float(step_array)
-    _storage.release(state["step"], step_array, step_is_copy)
+    step = _storage.advance_step_on_host(state["step"])
     work = Working()
     p = work.open(param)
     total = work.open(state["sum"])
-    g = work.read(grad)
-    if maximize:
-        g = np.negative(g)
-    if weight_decay != 0:
-        g = g + weight_decay * p
+    g = host_gradient(work, grad, p, maximize, weight_decay)
     clr = lr / (1 + (step - 1) * lr_decay)
     tmp = buffers.take(p.shape, work.dtype)
     np.multiply(g, g, out=tmp)
@@ -107,18 +85,9 @@ def _host_update(param, grad, state, buffers, *, lr, lr_decay, eps, weight_decay
 
 
 def _device_update(param, grad, state, *, lr, lr_decay, eps, weight_decay, maximize):
-    import mindspore
-
-    step = _storage.as_float(state["step"]) + 1
-    _storage.assign(state["step"], _storage.step_tensor(step))
-    f32 = mindspore.float32
-    p = param.astype(f32)
-    g = grad.astype(f32)
-    if maximize:
-        g = ops.neg(g)
-    if weight_decay != 0:
-        g = g + weight_decay * p
+    step = _storage.advance_step_on_device(state["step"])
+    p, g = device_gradient(param, grad, maximize, weight_decay)
     clr = lr / (1 + (step - 1) * lr_decay)
-    total = state["sum"].astype(f32) + g * g
+    total = state["sum"].astype(g.dtype) + g * g
     _storage.assign(state["sum"], total)
     _storage.assign(param, p - clr * (g / (ops.sqrt(total) + eps)))

@@ -16,13 +16,17 @@ import mindspore
 from mindspore import ops
 
 from . import _storage
-from ._work import WorkBuffers, Working
+from ._gradient import device_gradient, host_gradient
+from ._work import Working
 from .optimizer import Optimizer, check_implementation_flags
 
 __all__ = ["Adam"]
 
 
 class Adam(Optimizer):
+    _setstate_group_defaults = dict(amsgrad=False, maximize=False, foreach=None, capturable=False,
+                                    differentiable=False, fused=None, decoupled_weight_decay=False)
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
@@ -42,59 +46,26 @@ class Adam(Optimizer):
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
-        self._work_buffers = WorkBuffers()
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            group.setdefault("decoupled_weight_decay", False)
-        if "_work_buffers" not in self.__dict__:
-            self._work_buffers = WorkBuffers()
-
-    def _init_state(self, param, state, amsgrad):
-        _storage.check_real(param, type(self).__name__)
-        state["step"] = _storage.step_tensor(0.0)
-        state["exp_avg"] = _zeros_like(param)
-        state["exp_avg_sq"] = _zeros_like(param)
-        if amsgrad:
-            state["max_exp_avg_sq"] = _zeros_like(param)
+    def _prepare_state(self, param, state, group):
+        if len(state) == 0:
+            _storage.check_real(param, type(self).__name__)
+            state["step"] = _storage.step_tensor(0.0)
+            state["exp_avg"] = _storage.zeros_like_param(param)
+            state["exp_avg_sq"] = _storage.zeros_like_param(param)
+        if group["amsgrad"] and "max_exp_avg_sq" not in state:  # also when amsgrad is switched on later
+            state["max_exp_avg_sq"] = _storage.zeros_like_param(param)
 
     def step(self, closure=None):
         """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
-        loss = self._call_closure(closure)
-        on_host = _storage.uses_host_math()
-        with _storage.no_grad():
-            for group in self.param_groups:
-                beta1, beta2 = (_storage.as_float(b) for b in group["betas"])
-                hyper = dict(lr=_storage.as_float(group["lr"]), beta1=beta1, beta2=beta2, eps=group["eps"],
-                             weight_decay=group["weight_decay"], amsgrad=group["amsgrad"],
-                             maximize=group["maximize"], decoupled=group.get("decoupled_weight_decay", False))
-                for param in group["params"]:
-                    grad = _storage.grad_of(param)
-                    if grad is None:
-                        continue
-                    state = self.state[param]
-                    if len(state) == 0:
-                        self._init_state(param, state, group["amsgrad"])
-                    if hyper["amsgrad"] and "max_exp_avg_sq" not in state:
-                        state["max_exp_avg_sq"] = _zeros_like(param)
-                    if on_host:
-                        _host_update(param, grad, state, self._work_buffers, **hyper)
-                    else:
-                        _device_update(param, grad, state, **hyper)
-        return loss
+        return self._step_params(closure, _hyper, self._prepare_state, _host_update, _device_update)
 
 
-def _zeros_like(param):
-    if _storage.uses_host_math():
-        return _storage.zeros_state(param.asnumpy())
-    return ops.zeros(param.shape, param.dtype)
+def _hyper(group):
+    beta1, beta2 = (_storage.as_float(b) for b in group["betas"])
+    return dict(lr=_storage.as_float(group["lr"]), beta1=beta1, beta2=beta2, eps=group["eps"],
+                weight_decay=group["weight_decay"], amsgrad=group["amsgrad"], maximize=group["maximize"],
+                decoupled=group.get("decoupled_weight_decay", False))
 
 
 def _bias_corrections(step, beta1, beta2):
@@ -102,23 +73,14 @@ def _bias_corrections(step, beta1, beta2):
 
 
 def _host_update(param, grad, state, buffers, *, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
-    step_array, step_is_copy = _storage.host_array(state["step"])
-    step_array += 1
-    step = float(step_array)
-    _storage.release(state["step"], step_array, step_is_copy)
-
+    step = _storage.advance_step_on_host(state["step"])
     work = Working()
     p = work.open(param)
     m = work.open(state["exp_avg"])
     v = work.open(state["exp_avg_sq"])
-    g = work.read(grad)
-    if maximize:
-        g = np.negative(g)
-    if weight_decay != 0:
-        if decoupled:
-            p *= 1 - lr * weight_decay
-        else:
-            g = g + weight_decay * p
+    g = host_gradient(work, grad, p, maximize, weight_decay=0 if decoupled else weight_decay)
+    if decoupled and weight_decay != 0:
+        p *= 1 - lr * weight_decay
     tmp = buffers.take(p.shape, work.dtype)
     np.subtract(g, m, out=tmp)
     tmp *= 1 - beta1
@@ -146,8 +108,7 @@ def _scalar(value):
 
 
 def _device_update(param, grad, state, *, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
-    step = _storage.as_float(state["step"]) + 1
-    _storage.assign(state["step"], _storage.step_tensor(step))
+    step = _storage.advance_step_on_device(state["step"])
     bias_correction1, bias_correction2 = _bias_corrections(step, beta1, beta2)
     if maximize:
         grad = ops.neg(grad)
@@ -165,13 +126,10 @@ def _device_update(param, grad, state, *, lr, beta1, beta2, eps, weight_decay, a
                               _scalar(beta2), _scalar(eps_t), _scalar(wd_t), grad)
         return
     f32 = mindspore.float32
-    p = param.astype(f32)
-    g = grad.astype(f32)
-    if weight_decay != 0:
-        if decoupled:
-            p = p * (1 - lr * weight_decay)
-        else:
-            g = g + weight_decay * p
+    # (grad was negated above for maximize)
+    p, g = device_gradient(param, grad, maximize=False, weight_decay=0 if decoupled else weight_decay)
+    if decoupled and weight_decay != 0:
+        p = p * (1 - lr * weight_decay)
     m = state["exp_avg"].astype(f32)
     m = m + (1 - beta1) * (g - m)
     v = state["exp_avg_sq"].astype(f32) * beta2 + (1 - beta2) * (g * g)

@@ -41,6 +41,11 @@ def _set_lr(group, value):
         group["lr"] = value
 
 
+def _check_optimizer(optimizer):
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+
+
 def _per_group(name, optimizer, value):
     """A hyper-parameter given once or once per parameter group, as a per-group list."""
     if isinstance(value, (list, tuple)):
@@ -57,8 +62,7 @@ class LRScheduler:
     _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -86,7 +90,12 @@ class LRScheduler:
 
     # ------------------------------------------------------------------ state
     def state_dict(self):
-        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+        return self._attributes_except()
+
+    def _attributes_except(self, *names):
+        """The scheduler's attributes without the optimizer and `names` (saved by a subclass in its own way)."""
+        skipped = ("optimizer", *names)
+        return {key: value for key, value in self.__dict__.items() if key not in skipped}
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
@@ -115,20 +124,30 @@ class LRScheduler:
         self._advance(epoch)
 
     def _advance(self, epoch):
+        if epoch is None:
+            self.last_epoch += 1
+            self._write_lrs(self.get_lr)
+        else:
+            self.last_epoch = epoch
+            self._write_lrs(getattr(self, "_get_closed_form_lr", self.get_lr))
+
+    def _write_lrs(self, compute_lrs):
+        """Write `compute_lrs()` (called as from within step, so get_lr does not warn) into the optimizer."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed_form = getattr(self, "_get_closed_form_lr", None)
-                values = closed_form() if closed_form is not None else self.get_lr()
+            values = compute_lrs()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             _set_lr(group, lr)
         self._last_lr = _lrs_of(self.optimizer)
+
+    # the recursive form scales the rates the optimizer has now, the closed form the initial ones
+    def _current_times(self, factor):
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+    def _base_times(self, factor):
+        return [base_lr * factor for base_lr in self.base_lrs]
 
 
 _LRScheduler = LRScheduler
@@ -143,11 +162,17 @@ def _lambdas_for(optimizer, lr_lambda):
     return list(lr_lambda)
 
 
-class _LambdaStateMixin:
-    """Saves `lr_lambdas` as torch does: `None` for functions/lambdas, `fn.__dict__` for callable objects."""
+class _LambdaScheduleMixin:
+    """A schedule driven by one `lr_lambda` per parameter group (or one for all). Saves `lr_lambdas` as torch
+    does: `None` for functions/lambdas, `fn.__dict__` for callable objects."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
-        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
+        state = self._attributes_except("lr_lambdas")
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
         return state
@@ -161,26 +186,16 @@ class _LambdaStateMixin:
                 fn.__dict__.update(saved)
 
 
-class LambdaLR(_LambdaStateMixin, LRScheduler):
+class LambdaLR(_LambdaScheduleMixin, LRScheduler):
     """lr = initial_lr * lr_lambda(epoch)."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_if_outside_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
+class MultiplicativeLR(_LambdaScheduleMixin, LRScheduler):
     """lr = lr * lr_lambda(epoch) at every step after the first."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_if_outside_step()
@@ -202,10 +217,10 @@ class StepLR(LRScheduler):
         self._warn_if_outside_step()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs_of(self.optimizer)
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._current_times(self.gamma)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        return self._base_times(self.gamma ** (self.last_epoch // self.step_size))
 
 
 class MultiStepLR(LRScheduler):
@@ -220,12 +235,11 @@ class MultiStepLR(LRScheduler):
         self._warn_if_outside_step()
         if self.last_epoch not in self.milestones:
             return _lrs_of(self.optimizer)
-        factor = self.gamma ** self.milestones[self.last_epoch]
-        return [group["lr"] * factor for group in self.optimizer.param_groups]
+        return self._current_times(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+        return self._base_times(self.gamma ** bisect_right(milestones, self.last_epoch))
 
 
 class ConstantLR(LRScheduler):
@@ -241,14 +255,14 @@ class ConstantLR(LRScheduler):
     def get_lr(self):
         self._warn_if_outside_step()
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+            return self._current_times(self.factor)
         if self.last_epoch != self.total_iters:
             return _lrs_of(self.optimizer)
-        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+        return self._current_times(1.0 / self.factor)
 
     def _get_closed_form_lr(self):
         reached = self.last_epoch >= self.total_iters
-        return [base_lr * (self.factor + reached * (1 - self.factor)) for base_lr in self.base_lrs]
+        return self._base_times(self.factor + reached * (1 - self.factor))
 
 
 class LinearLR(LRScheduler):
@@ -267,17 +281,16 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         self._warn_if_outside_step()
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self._current_times(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _lrs_of(self.optimizer)
         span = self.end_factor - self.start_factor
         ratio = 1.0 + span / (self.total_iters * self.start_factor + (self.last_epoch - 1) * span)
-        return [group["lr"] * ratio for group in self.optimizer.param_groups]
+        return self._current_times(ratio)
 
     def _get_closed_form_lr(self):
         progress = min(self.total_iters, self.last_epoch) / self.total_iters
-        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress)
-                for base_lr in self.base_lrs]
+        return self._base_times(self.start_factor + (self.end_factor - self.start_factor) * progress)
 
 
 class ExponentialLR(LRScheduler):
@@ -291,10 +304,10 @@ class ExponentialLR(LRScheduler):
         self._warn_if_outside_step()
         if self._is_initial or self.last_epoch == 0:
             return _lrs_of(self.optimizer)
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._current_times(self.gamma)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+        return self._base_times(self.gamma ** self.last_epoch)
 
 
 class PolynomialLR(LRScheduler):
@@ -311,11 +324,11 @@ class PolynomialLR(LRScheduler):
             return _lrs_of(self.optimizer)
         factor = ((1.0 - self.last_epoch / self.total_iters)
                   / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
-        return [group["lr"] * factor for group in self.optimizer.param_groups]
+        return self._current_times(factor)
 
     def _get_closed_form_lr(self):
         remaining = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
-        return [base_lr * remaining ** self.power for base_lr in self.base_lrs]
+        return self._base_times(remaining ** self.power)
 
 
 # ---------------------------------------------------------------------- cosine schedules
@@ -390,14 +403,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set_lr(group, lr)
-        self._last_lr = _lrs_of(self.optimizer)
+        self._write_lrs(self.get_lr)
 
 
 class OneCycleLR(LRScheduler):
@@ -407,8 +413,7 @@ class OneCycleLR(LRScheduler):
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95,
                  div_factor=25.0, final_div_factor=1e4, three_phase=False, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
             if total_steps <= 0 or not isinstance(total_steps, int):
@@ -528,7 +533,7 @@ class _SchedulerListStateMixin:
     """state_dict keeps each inner scheduler's own state_dict under `_schedulers`."""
 
     def state_dict(self):
-        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+        state = self._attributes_except("_schedulers")
         state["_schedulers"] = [scheduler.state_dict() for scheduler in self._schedulers]
         return state
 
@@ -599,8 +604,7 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != len(optimizer.param_groups):

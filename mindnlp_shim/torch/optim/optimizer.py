@@ -6,6 +6,9 @@ with tensors in the state (the step count a 0-dim float32 tensor, as in torch 2.
 
 Every subclass's `step` is wrapped once, at class creation, to run the step pre/post hooks; it stays an
 ordinary method, so code that wraps `optimizer.step` on the instance (accelerate) works as with torch.
+
+The built-in optimizers share one step loop, `Optimizer._step_params`; each supplies only its hyper-parameters,
+its state initialisation and its update rule (a NumPy one for the CPU target and a device-kernel one).
 """
 import functools
 import warnings
@@ -16,6 +19,7 @@ from itertools import chain
 import mindspore
 
 from . import _storage
+from ._work import WorkBuffers
 
 Tensor = mindspore.Tensor
 
@@ -31,28 +35,33 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+               "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+               "_optimizer_load_state_dict_post_hooks")
+
 _global_step_pre_hooks = OrderedDict()
 _global_step_post_hooks = OrderedDict()
 
 
-def _handle(hooks):
+def _add_hook(hooks, hook, prepend=False):
+    """Store `hook` in the ordered dict `hooks`; the returned handle's `remove()` takes it out again."""
     from ..utils.hooks import RemovableHandle
 
-    return RemovableHandle(hooks)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def register_optimizer_step_pre_hook(hook):
     """Run `hook(optimizer, args, kwargs)` before every optimizer's step; it may return new (args, kwargs)."""
-    handle = _handle(_global_step_pre_hooks)
-    _global_step_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_step_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """Run `hook(optimizer, args, kwargs)` after every optimizer's step."""
-    handle = _handle(_global_step_post_hooks)
-    _global_step_post_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_step_post_hooks, hook)
 
 
 def _with_step_hooks(step):
@@ -89,6 +98,10 @@ class Optimizer:
     `params` is an iterable of tensors, of `(name, tensor)` pairs, or of dicts defining parameter groups.
     """
 
+    # Group options a subclass added after its first release, with the value that means "off": a pickled
+    # optimizer from an older version lacks them, and `__setstate__` fills them in (as torch does).
+    _setstate_group_defaults = {}
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -97,12 +110,9 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self._optimizer_step_pre_hooks = OrderedDict()
-        self._optimizer_step_post_hooks = OrderedDict()
-        self._optimizer_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_state_dict_post_hooks = OrderedDict()
-        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
-        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        for name in _HOOK_DICTS:
+            setattr(self, name, OrderedDict())
+        self._work_buffers = WorkBuffers()  # scratch arrays of the host updates (_work.py)
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got {type(params).__name__}")
@@ -122,11 +132,15 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
-                     "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
-                     "_optimizer_load_state_dict_post_hooks"):
+        for name in _HOOK_DICTS:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
+        if self._setstate_group_defaults:
+            for group in self.param_groups:
+                for key, value in self._setstate_group_defaults.items():
+                    group.setdefault(key, value)
+        if "_work_buffers" not in self.__dict__:
+            self._work_buffers = WorkBuffers()
 
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
@@ -201,6 +215,34 @@ class Optimizer:
         with _storage.enable_grad():
             return closure()
 
+    def _step_params(self, closure, hyper_of_group, prepare_state, host_update, device_update):
+        """The step of the built-in optimizers: call `closure` (with gradients on), then, outside autograd,
+        update every parameter that has a gradient, with the NumPy update on the CPU target and the
+        device-kernel update elsewhere. Returns the closure's loss.
+
+        - `hyper_of_group(group)`: the group's hyper-parameters as the update's keyword arguments (read once
+          per group, so the per-parameter loop does no lookups);
+        - `prepare_state(param, state, group)`: runs before each update; creates what `state` still lacks;
+        - `host_update(param, grad, state, work_buffers, **hyper)` / `device_update(param, grad, state, **hyper)`:
+          the update rule, in place on `param` and `state`.
+        """
+        loss = self._call_closure(closure)
+        on_host = _storage.uses_host_math()
+        with _storage.no_grad():
+            for group in self.param_groups:
+                hyper = hyper_of_group(group)
+                for param in group["params"]:
+                    grad = param._grad
+                    if grad is None:
+                        continue
+                    state = self.state[param]
+                    prepare_state(param, state, group)
+                    if on_host:
+                        host_update(param, grad, state, self._work_buffers, **hyper)
+                    else:
+                        device_update(param, grad, state, **hyper)
+        return loss
+
     def zero_grad(self, set_to_none=True):
         """Reset the gradients of all optimized parameters: to None (default) or to zeros in place."""
         for group in self.param_groups:
@@ -218,36 +260,29 @@ class Optimizer:
                     _storage.assign(grad, 0)
 
     # ------------------------------------------------------------------ hooks
-    def _register(self, hooks, hook, prepend=False):
-        handle = _handle(hooks)
-        hooks[handle.id] = hook
-        if prepend:
-            hooks.move_to_end(handle.id, last=False)
-        return handle
-
     def register_step_pre_hook(self, hook):
         """`hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`, run before this optimizer's step."""
-        return self._register(self._optimizer_step_pre_hooks, hook)
+        return _add_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """`hook(optimizer, args, kwargs) -> None`, run after this optimizer's step."""
-        return self._register(self._optimizer_step_post_hooks, hook)
+        return _add_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
         """`hook(optimizer) -> None`, run before `state_dict()` builds its result."""
-        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
         """`hook(optimizer, state_dict) -> state_dict or None`, run on the result of `state_dict()`."""
-        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
         """`hook(optimizer, state_dict) -> state_dict or None`, run before `load_state_dict()` reads it."""
-        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
         """`hook(optimizer) -> None`, run after `load_state_dict()`."""
-        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # ------------------------------------------------------------------ state dicts
     def state_dict(self):

@@ -11,13 +11,17 @@ import numpy as np
 from mindspore import ops
 
 from . import _storage
-from ._work import WorkBuffers, Working
+from ._gradient import device_gradient, host_gradient
+from ._work import Working
 from .optimizer import Optimizer, check_implementation_flags
 
 __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
+    _setstate_group_defaults = dict(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False,
+                                    capturable=False)
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         if not 0.0 <= _storage.as_float(lr):
@@ -34,67 +38,35 @@ class RMSprop(Optimizer):
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
-        self._work_buffers = WorkBuffers()
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        if "_work_buffers" not in self.__dict__:
-            self._work_buffers = WorkBuffers()
 
     def step(self, closure=None):
         """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
-        loss = self._call_closure(closure)
-        on_host = _storage.uses_host_math()
-        with _storage.no_grad():
-            for group in self.param_groups:
-                hyper = dict(lr=_storage.as_float(group["lr"]), alpha=group["alpha"], eps=group["eps"],
-                             weight_decay=group["weight_decay"], momentum=group["momentum"],
-                             centered=group["centered"], maximize=group["maximize"])
-                for param in group["params"]:
-                    grad = _storage.grad_of(param)
-                    if grad is None:
-                        continue
-                    state = self.state[param]
-                    if len(state) == 0:
-                        _storage.check_real(param, "RMSprop")
-                        state["step"] = _storage.step_tensor(0.0)
-                        state["square_avg"] = _zeros_like(param)
-                        if group["momentum"] > 0:
-                            state["momentum_buffer"] = _zeros_like(param)
-                        if group["centered"]:
-                            state["grad_avg"] = _zeros_like(param)
-                    if on_host:
-                        _host_update(param, grad, state, self._work_buffers, **hyper)
-                    else:
-                        _device_update(param, grad, state, **hyper)
-        return loss
+        return self._step_params(closure, _hyper, _init_state, _host_update, _device_update)
 
 
-def _zeros_like(param):
-    if _storage.uses_host_math():
-        return _storage.zeros_state(param.asnumpy())
-    return ops.zeros(param.shape, param.dtype)
+def _hyper(group):
+    return dict(lr=_storage.as_float(group["lr"]), alpha=group["alpha"], eps=group["eps"],
+                weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"],
+                maximize=group["maximize"])
+
+
+def _init_state(param, state, group):
+    if len(state) == 0:
+        _storage.check_real(param, "RMSprop")
+        state["step"] = _storage.step_tensor(0.0)
+        state["square_avg"] = _storage.zeros_like_param(param)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = _storage.zeros_like_param(param)
+        if group["centered"]:
+            state["grad_avg"] = _storage.zeros_like_param(param)
 
 
 def _host_update(param, grad, state, buffers, *, lr, alpha, eps, weight_decay, momentum, centered, maximize):
-    step_array, step_is_copy = _storage.host_array(state["step"])
-    step_array += 1
-    _storage.release(state["step"], step_array, step_is_copy)
+    _storage.advance_step_on_host(state["step"])
     work = Working()
     p = work.open(param)
     square_avg = work.open(state["square_avg"])
-    g = work.read(grad)
-    if maximize:
-        g = np.negative(g)
-    if weight_decay != 0:
-        g = g + weight_decay * p
+    g = host_gradient(work, grad, p, maximize, weight_decay)
     tmp = buffers.take(p.shape, work.dtype)
     square_avg *= alpha
     np.multiply(g, g, out=tmp)
@@ -124,28 +96,19 @@ def _host_update(param, grad, state, buffers, *, lr, alpha, eps, weight_decay, m
 
 
 def _device_update(param, grad, state, *, lr, alpha, eps, weight_decay, momentum, centered, maximize):
-    import mindspore
-
-    step = _storage.as_float(state["step"]) + 1
-    _storage.assign(state["step"], _storage.step_tensor(step))
-    f32 = mindspore.float32
-    p = param.astype(f32)
-    g = grad.astype(f32)
-    if maximize:
-        g = ops.neg(g)
-    if weight_decay != 0:
-        g = g + weight_decay * p
-    square_avg = state["square_avg"].astype(f32) * alpha + (1 - alpha) * (g * g)
+    _storage.advance_step_on_device(state["step"])
+    p, g = device_gradient(param, grad, maximize, weight_decay)
+    square_avg = state["square_avg"].astype(g.dtype) * alpha + (1 - alpha) * (g * g)
     _storage.assign(state["square_avg"], square_avg)
     if centered:
-        grad_avg = state["grad_avg"].astype(f32)
+        grad_avg = state["grad_avg"].astype(g.dtype)
         grad_avg = grad_avg + (1 - alpha) * (g - grad_avg)
         _storage.assign(state["grad_avg"], grad_avg)
         denom = ops.sqrt(square_avg - grad_avg * grad_avg) + eps
     else:
         denom = ops.sqrt(square_avg) + eps
     if momentum > 0:
-        buf = state["momentum_buffer"].astype(f32) * momentum + g / denom
+        buf = state["momentum_buffer"].astype(g.dtype) * momentum + g / denom
         _storage.assign(state["momentum_buffer"], buf)
         p = p - lr * buf
     else:

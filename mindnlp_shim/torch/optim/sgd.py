@@ -8,16 +8,18 @@
 State: `momentum_buffer` only when momentum != 0 (no step count, as in torch).
 """
 import numpy as np
-from mindspore import ops
 
 from . import _storage
-from ._work import WorkBuffers, Working
+from ._gradient import device_gradient, host_gradient
+from ._work import Working
 from .optimizer import Optimizer, required, check_implementation_flags
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
+    _setstate_group_defaults = dict(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=None)
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if lr is not required and _storage.as_float(lr) < 0.0:
@@ -32,49 +34,27 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        self._work_buffers = WorkBuffers()
-
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        if "_work_buffers" not in self.__dict__:
-            self._work_buffers = WorkBuffers()
 
     def step(self, closure=None):
         """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
-        loss = self._call_closure(closure)
-        on_host = _storage.uses_host_math()
-        with _storage.no_grad():
-            for group in self.param_groups:
-                hyper = dict(lr=_storage.as_float(group["lr"]), momentum=group["momentum"],
-                             dampening=group["dampening"], weight_decay=_storage.as_float(group["weight_decay"]),
-                             nesterov=group["nesterov"], maximize=group["maximize"])
-                for param in group["params"]:
-                    grad = _storage.grad_of(param)
-                    if grad is None:
-                        continue
-                    _storage.check_real(param, "SGD")
-                    state = self.state[param]
-                    if on_host:
-                        _host_update(param, grad, state, self._work_buffers, **hyper)
-                    else:
-                        _device_update(param, grad, state, **hyper)
-        return loss
+        return self._step_params(closure, _hyper, _check_param, _host_update, _device_update)
+
+
+def _hyper(group):
+    return dict(lr=_storage.as_float(group["lr"]), momentum=group["momentum"], dampening=group["dampening"],
+                weight_decay=_storage.as_float(group["weight_decay"]), nesterov=group["nesterov"],
+                maximize=group["maximize"])
+
+
+def _check_param(param, state, group):
+    # the momentum buffer is created by the update itself (from the first gradient, as torch does)
+    _storage.check_real(param, "SGD")
 
 
 def _host_update(param, grad, state, buffers, *, lr, momentum, dampening, weight_decay, nesterov, maximize):
     work = Working()
     p = work.open(param)
-    g = work.read(grad)
-    if maximize:
-        g = np.negative(g)
-    if weight_decay != 0:
-        g = g + weight_decay * p
+    g = host_gradient(work, grad, p, maximize, weight_decay)
     if momentum != 0:
         if state.get("momentum_buffer") is None:
             state["momentum_buffer"] = _storage.host_tensor(g.astype(param.asnumpy().dtype, copy=True))
@@ -94,21 +74,13 @@ def _host_update(param, grad, state, buffers, *, lr, momentum, dampening, weight
 
 
 def _device_update(param, grad, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize):
-    import mindspore
-
-    f32 = mindspore.float32
-    p = param.astype(f32)
-    g = grad.astype(f32)
-    if maximize:
-        g = ops.neg(g)
-    if weight_decay != 0:
-        g = g + weight_decay * p
+    p, g = device_gradient(param, grad, maximize, weight_decay)
     if momentum != 0:
         if state.get("momentum_buffer") is None:
             buf = g
             state["momentum_buffer"] = g.astype(param.dtype) if g.dtype != param.dtype else g + 0
         else:
-            buf = state["momentum_buffer"].astype(f32) * momentum + (1 - dampening) * g
+            buf = state["momentum_buffer"].astype(g.dtype) * momentum + (1 - dampening) * g
             _storage.assign(state["momentum_buffer"], buf)
         g = g + momentum * buf if nesterov else buf
     _storage.assign(param, p - lr * g)
