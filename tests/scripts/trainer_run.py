@@ -6,6 +6,7 @@ print, as the last line, a JSON report for tests/test_trainer.py.
     trainer_run.py --scenario epoch --output-dir D   # optim="adamw_torch", save and evaluate every epoch,
                                                       # load the "best" checkpoint at the end
     trainer_run.py --scenario parity --side torch|shim --output-dir D  # a short run real torch repeats exactly
+    trainer_run.py --scenario checkpointing --output-dir D  # gradient_checkpointing against a plain run
 
 The data set is learnable: class 0 sentences use token ids 5..49, class 1 ids 50..94, so the loss must fall.
 """
@@ -16,7 +17,7 @@ import shutil
 import sys
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--scenario", choices=["steps", "epoch", "parity"], required=True)
+parser.add_argument("--scenario", choices=["steps", "epoch", "parity", "checkpointing"], required=True)
 parser.add_argument("--side", choices=["shim", "torch"], default="shim", help="torch: real PyTorch (parity only)")
 parser.add_argument("--output-dir", required=True)
 args = parser.parse_args()
@@ -193,7 +194,27 @@ def history_of(trainer):
             "learning_rates": [h["learning_rate"] for h in history]}
 
 
-SCENARIOS = {"steps": run_steps, "epoch": run_epoch, "parity": run_parity}
+def run_checkpointing(output_dir):
+    """gradient_checkpointing=True recomputes activations in backward: with dropout off it must take exactly
+    the steps of a plain run from the same weights on the same batches."""
+    runs = {}
+    for name, checkpointing in (("plain", False), ("checkpointed", True)):
+        model = new_model(0, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+        trainer = Trainer(model=model, train_dataset=make_dataset(0),
+                          args=training_args(os.path.join(output_dir, name), max_steps=4, logging_steps=1,
+                                             train_sampling_strategy="sequential", save_strategy="no",
+                                             gradient_checkpointing=checkpointing))
+        trainer.train()
+        runs[name] = {"history": history_of(trainer), "gradient_checkpointing": model.is_gradient_checkpointing,
+                      "params": {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}}
+    plain, checkpointed = runs["plain"], runs["checkpointed"]
+    return {"enabled": [plain["gradient_checkpointing"], checkpointed["gradient_checkpointing"]],
+            "plain": plain["history"], "checkpointed": checkpointed["history"],
+            "param_max_abs_diff": max(float(np.abs(plain["params"][k] - checkpointed["params"][k]).max())
+                                      for k in plain["params"])}
+
+
+SCENARIOS = {"steps": run_steps, "epoch": run_epoch, "parity": run_parity, "checkpointing": run_checkpointing}
 
 
 if __name__ == "__main__":
