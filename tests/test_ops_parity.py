@@ -173,10 +173,6 @@ def F(T):
 LOW = ("float32", "float16", "bfloat16")
 HALF = ("float32", "float16")
 
-# `_backend.upcast_bf16` casts every float32 result of a bf16 computation back to bf16, also where torch's result
-# is float32 (a float32 operand, or an explicit dtype=float32).
-_BF16_RESULT_BUG = pytest.mark.xfail(strict=True, reason="_backend.upcast_bf16 returns bfloat16 where torch "
-                                                         "promotes to float32")
 
 # ---------------------------------------------------------------- arithmetic and promotion
 ARITH = [
@@ -251,14 +247,13 @@ ARITH = [
     Case("float_tensor_0d_promotion", lambda T, a, s: a * s, ints(-5, 5, 3, 4), Fixed(np.array(1.5, np.float32))),
     Case("int_0d_tensor_keeps_float16", lambda T, x, s: x.half() * s, randn(3, 4), np.array(3)),
     # bfloat16 mixed with other dtypes (computed in float32 on the CPU, the result dtype must still be torch's)
-    Case("bf16_plus_float32", lambda T, x, y: x.bfloat16() + y, randn(3, 4), randn(3, 4), tol=(1e-2, 1e-2),
-         marks=_BF16_RESULT_BUG),
+    Case("bf16_plus_float32", lambda T, x, y: x.bfloat16() + y, randn(3, 4), randn(3, 4), tol=(1e-2, 1e-2)),
     Case("bf16_times_int", lambda T, x, a: x.bfloat16() * a, randn(3, 4), ints(-3, 3, 3, 4), tol=(1e-2, 1e-2)),
     Case("bf16_matmul_float32", lambda T, x, w: x.bfloat16().float() @ w, randn(3, 4), randn(4, 2)),
     Case("bf16_softmax_dtype_float32", lambda T, x: T.softmax(x.bfloat16(), -1, dtype=T.float32), randn(3, 4),
-         tol=(1e-2, 1e-2), marks=_BF16_RESULT_BUG),
+         tol=(1e-2, 1e-2)),
     Case("bf16_sum_dtype_float32", lambda T, x: x.bfloat16().sum(-1, dtype=T.float32), randn(3, 4),
-         tol=(1e-2, 1e-2), marks=_BF16_RESULT_BUG),
+         tol=(1e-2, 1e-2)),
     Case("bf16_compare", lambda T, x: (x.bfloat16() > 0, x.bfloat16().argmax(-1)), randn(3, 4)),
 ]
 

@@ -27,6 +27,7 @@ NATIVE_BF16 = {
         "unflatten", "contiguous", "atleast_1d", "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones",
         "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace",
         "eye", "scalar_tensor", "broadcast_shapes",
+        "layer_norm",  # computes low-precision input in float32 itself and returns the input's dtype, as torch
     }),
 }
 
@@ -61,18 +62,46 @@ def _to_bf16(out):
     return out
 
 
+def _only_bf16_floats(values):
+    """True when every floating tensor among `values` is bf16: then torch's result dtype is bf16 too."""
+    for v in values:
+        items = v if isinstance(v, (list, tuple)) else (v,)
+        for t in items:
+            if type(t) is Tensor and t.dtype in _FLOATS_ABOVE_BF16:
+                return False
+    return True
+
+
+_FLOATS_ABOVE_BF16 = frozenset({mindspore.float16, mindspore.float32, mindspore.float64})
+
+
 def upcast_bf16(fn):
-    """Run `fn` in float32 when an input tensor is bfloat16, returning bfloat16 results."""
+    """Run `fn` in float32 when an input tensor is bfloat16. Results come back in bfloat16 when torch's
+    result would be bf16 (all floating inputs bf16, no explicit `dtype=`); `inplace=True` writes into the
+    caller's bf16 tensor."""
+    import inspect
+
+    try:
+        takes_inplace = "inplace" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes_inplace = False
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
         if not (_has_bf16(args) or (kwargs and _has_bf16(kwargs.values()))):
             return fn(*args, **kwargs)
-        args = tuple(_to_f32(a) for a in args)
-        kwargs = {k: _to_f32(v) for k, v in kwargs.items()}
-        if kwargs.get("dtype") == BF16:
-            kwargs["dtype"] = F32
-        return _to_bf16(fn(*args, **kwargs))
+        back_to_bf16 = "dtype" not in kwargs and _only_bf16_floats(args) and _only_bf16_floats(kwargs.values())
+        inplace = takes_inplace and kwargs.get("inplace", False)
+        if inplace:
+            kwargs = dict(kwargs, inplace=False)
+        out = fn(*(_to_f32(a) for a in args), **{k: _to_f32(v) for k, v in kwargs.items()})
+        if back_to_bf16:
+            out = _to_bf16(out)
+        if inplace:
+            from ._inplace import assign
+
+            return assign(args[0], out, value_is_fresh=True)
+        return out
 
     op.__wrapped_for_bf16__ = True
     return op

@@ -86,24 +86,23 @@ def set_default_dtype(d):
     _default_float = d
 
 
+def _category(d):
+    return 0 if d == mindspore.bool_ else 1 if d in INTEGRAL else 2 if d in FLOATING else 3
+
+
 def promote_types(a, b):
+    """torch's rule: the higher category (bool < integer < floating < complex) wins; within a category the
+    wider type (float16 with bfloat16 gives float32)."""
     if a == b:
         return a
-    return from_numpy_dtype(np.promote_types(to_numpy_dtype(_widen_bf16(a)), to_numpy_dtype(_widen_bf16(b)))) \
-        if mindspore.bfloat16 not in (a, b) else _promote_with_bf16(a, b)
-
-
-def _widen_bf16(d):
-    return mindspore.float32 if d == mindspore.bfloat16 else d
-
-
-def _promote_with_bf16(a, b):
-    other = b if a == mindspore.bfloat16 else a
-    if other in INTEGRAL or other == mindspore.bool_:
-        return mindspore.bfloat16
-    if other == mindspore.float16:
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if {a, b} == {mindspore.float16, mindspore.bfloat16}:
         return mindspore.float32
-    return other
+    if mindspore.bfloat16 in (a, b):
+        return b if a == mindspore.bfloat16 else a
+    return from_numpy_dtype(np.promote_types(to_numpy_dtype(a), to_numpy_dtype(b)))
 
 
 class finfo:
@@ -128,7 +127,7 @@ class finfo:
         else:
             info = np.finfo(to_numpy_dtype(type))
             values = dict(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
-                          tiny=float(info.tiny), smallest_normal=float(info.tiny), resolution=float(info.resolution))
+                          tiny=float(info.tiny), smallest_normal=float(info.tiny), resolution=10.0 ** -info.precision)
         self.__dict__.update(values)
 
     def __repr__(self):
