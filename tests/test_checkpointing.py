@@ -39,7 +39,8 @@ def torch_report():
 
 @pytest.fixture(scope="module")
 def trainer_runs():
-    return run_shim_json([PRECISION_RUN, "trainer", "fp32", "gradient_checkpointing"], timeout=900)
+    return run_shim_json([PRECISION_RUN, "trainer", "fp32", "gradient_checkpointing",
+                          "activation_checkpointing_options"], timeout=900)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -135,3 +136,13 @@ def test_trainer_with_gradient_checkpointing_trains_exactly_as_without(trainer_r
     assert checkpointed["forward_calls"] == 2 * plain["forward_calls"] == 32
     states = {json.loads(s)["grad_enabled"] for s in checkpointed["forward_states"]}
     assert states == {False, True}
+
+
+def test_trainer_activation_checkpointing_options(trainer_runs):
+    """activation_checkpointing=True with {"use_reentrant": True, "every_n_layers": 2, "offload": True}:
+    only layer 0 of 2 is recomputed, and the steps are still the plain run's."""
+    plain, run = trainer_runs["fp32"], trainer_runs["activation_checkpointing_options"]
+    assert run["gradient_checkpointing"]
+    assert run["losses"] == plain["losses"]
+    assert plain["forward_calls_by_layer"] == [16, 16]
+    assert run["forward_calls_by_layer"] == [32, 16]

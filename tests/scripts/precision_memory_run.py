@@ -1,13 +1,14 @@
 """Precision and memory options of the unmodified transformers Trainer on the shim, on a tiny random BERT.
 
-    precision_memory_run.py trainer RUN...  # the same short run for each RUN of fp32, fp16 (fp16=True), bf16
-                                            # (bf16=True, use_cpu=True), gradient_checkpointing; JSON report of
-                                            # losses and of what accelerate/transformers set up for each
+    precision_memory_run.py trainer RUN...  # the same short run for each RUN of TRAINER_RUNS (fp32, fp16, bf16,
+                                            # gradient_checkpointing, activation_checkpointing_options); JSON
+                                            # report of losses and of what accelerate/transformers set up
     precision_memory_run.py amp_loop     # a hand-written loop with torch.autocast(float16) + GradScaler against the
                                          # float32 loop (on the CPU target: real float16 matmuls)
 
 The data set is learnable (class 0 sentences use token ids 5..49, class 1 ids 50..94), dropout is on.
 """
+import functools
 import json
 import os
 import sys
@@ -47,7 +48,13 @@ class ForwardProbe:
 
     def __init__(self, model):
         self.calls = []
+        self.calls_by_layer = [0] * len(model.bert.encoder.layer)
         model.bert.encoder.layer[0].attention.register_forward_hook(self._hook)
+        for i, layer in enumerate(model.bert.encoder.layer):
+            layer.attention.register_forward_hook(functools.partial(self._count, i))
+
+    def _count(self, index, module, inputs, output):
+        self.calls_by_layer[index] += module.training
 
     def _hook(self, module, inputs, output):
         if module.training:
@@ -72,12 +79,17 @@ def train(output_dir, **overrides):
             "mixed_precision": accelerator.mixed_precision, "native_amp": accelerator.native_amp,
             "scaler": None if accelerator.scaler is None else type(accelerator.scaler).__module__,
             "gradient_checkpointing": bool(getattr(model, "is_gradient_checkpointing", False)),
-            "forward_calls": len(probe.calls), "forward_states": sorted({json.dumps(c) for c in probe.calls}),
+            "forward_calls": len(probe.calls), "forward_calls_by_layer": probe.calls_by_layer,
+            "forward_states": sorted({json.dumps(c) for c in probe.calls}),
             "param_dtypes": sorted({str(p.dtype) for p in model.parameters()})}
 
 
 TRAINER_RUNS = {"fp32": {}, "fp16": {"fp16": True}, "bf16": {"bf16": True, "use_cpu": True},
-                "gradient_checkpointing": {"gradient_checkpointing": True}}
+                "gradient_checkpointing": {"gradient_checkpointing": True},
+                # transformers 5.23's own names; reentrant variant, every other layer, offloading
+                "activation_checkpointing_options": {
+                    "activation_checkpointing": True,
+                    "activation_checkpointing_kwargs": {"use_reentrant": True, "every_n_layers": 2, "offload": True}}}
 
 
 def run_trainer(names):
