@@ -73,7 +73,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         weight = ops.ones(normalized_shape, input.dtype)
     if bias is None:
         bias = ops.zeros(normalized_shape, input.dtype)
-    y = _layer_norm_prim(input.ndim - len(normalized_shape), float(eps))(input, ops.cast(weight, input.dtype),
+    # gamma goes in as an op's output, never as the leaf parameter itself: measured on MindSpore 2.10, when a
+    # leaf gamma equals an earlier gamma that was written in place while a detached alias of it was alive
+    # (a fresh LayerNorm in a second model after training a first one while holding its state_dict), the
+    # LayerNorm backward computes the input's gradient from the earlier gamma's values.
+    gamma = ops.mul(weight, 1) if weight.dtype == input.dtype else ops.cast(weight, input.dtype)
+    y = _layer_norm_prim(input.ndim - len(normalized_shape), float(eps))(input, gamma,
                                                                           ops.cast(bias, input.dtype))[0]
     return y if y.dtype == compute_dtype else ops.cast(y, compute_dtype)
 
