@@ -97,6 +97,32 @@ print(json.dumps(seen))
     assert seen["fp16_with_kernels"] == "torch.float16"
 
 
+def test_accelerator_policy_runs_float32_ops_in_float32():
+    """GPU/Ascend's op lists (exercised here on the CPU's float16 kernels): softmax and exp are in torch's CUDA
+    float32 list, linear in the low-precision list, relu in neither."""
+    out = run_shim(["-c", """
+import json
+import mindnlp, torch
+from mindnlp_shim.torch.amp import autocast_policy
+autocast_policy._float32_here = autocast_policy.FLOAT32["cuda"]
+seen = {}
+def probe(name):
+    return autocast_policy.wrap(name, lambda *a, **k: [str(t.dtype) for t in a if isinstance(t, torch.Tensor)])
+x, h = torch.randn(2, 3), torch.randn(2, 3).half()
+with torch.autocast("cpu", dtype=torch.float16):
+    seen["softmax"] = probe("softmax")(h, -1)
+    seen["exp"] = probe("exp")(h)
+    seen["linear"] = probe("linear")(x, x.double())
+    seen["relu"] = probe("relu")(h)
+seen["softmax_outside"] = probe("softmax")(h, -1)
+print(json.dumps(seen))
+"""], timeout=300)
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen == {"softmax": ["torch.float32"], "exp": ["torch.float32"],
+                    "linear": ["torch.float16", "torch.float64"], "relu": ["torch.float16"],
+                    "softmax_outside": ["torch.float16"]}
+
+
 # ---------------------------------------------------------------- GradScaler
 def test_grad_scaler_inf_sequence_matches_torch(semantics):
     """Scaled losses, unscaled gradients, which steps ran (parameters), scale and growth tracker after every

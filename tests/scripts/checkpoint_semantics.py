@@ -130,6 +130,16 @@ def gradients():
 
     seen["unused_output"] = plain_and_checkpointed(unused_output)
 
+    def under_autocast(run):
+        # the recomputation runs outside the autocast region, yet must compute as the forward did (float16)
+        x, w = leaf(X), leaf(W)
+        with torch.autocast("cpu", dtype=torch.float16):
+            out = run(lambda a, b: (a @ b).sin() @ b, x, w)
+        out.float().sum().backward()
+        return {"dtype": str(out.dtype), "grads": grads_of(x, w)}
+
+    seen["under_autocast"] = plain_and_checkpointed(under_autocast)
+
     def sequential(run):
         torch.manual_seed(0)
         layers = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Tanh(), torch.nn.Linear(4, 4), torch.nn.Tanh())
