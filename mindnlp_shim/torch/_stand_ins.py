@@ -92,6 +92,7 @@ MODULES_WITH_STAND_INS = (
     "distributed.fsdp.fully_sharded_data_parallel", "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
     "distributed.algorithms.join", "distributions", "distributions.relaxed_bernoulli", "distributions.wishart", "fft",
     "nn.attention.flex_attention", "nn.parallel", "autograd.graph", "overrides",
+    "utils.data.datapipes.iter.combinatorics",
 )
 
 

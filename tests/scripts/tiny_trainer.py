@@ -64,8 +64,8 @@ def classification_data(seed, n=40, padded=True):
 
 def bert(seed=0, dropout=True, **config):
     torch.manual_seed(seed)
-    return BertForSequenceClassification(BertConfig(**CONFIG, num_labels=2, **({} if dropout else NO_DROPOUT),
-                                                    **config))
+    return BertForSequenceClassification(BertConfig(**{**CONFIG, "num_labels": 2, **({} if dropout else NO_DROPOUT),
+                                                       **config}))
 
 
 def training_args(output_dir, **overrides):

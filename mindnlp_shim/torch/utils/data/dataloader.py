@@ -195,6 +195,9 @@ class _BaseDataLoaderIter:
         self._in_order = loader.in_order
         self._persistent_workers = loader.persistent_workers
         self._sampler_iter = iter(self._index_sampler)
+        # torch draws the workers' base seed for every iterator, with or without workers, so the global RNG
+        # (and with it dropout) advances the same way whatever num_workers is
+        self._base_seed = draw_seed(loader.generator)
         self._num_yielded = 0
         self._IterableDataset_len_called = loader._IterableDataset_len_called
         if loader.pin_memory:
@@ -280,7 +283,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         super().__init__(loader)
         self._shutdown = True
         context = _start_context(loader.multiprocessing_context)
-        base_seed = draw_seed(loader.generator)
+        base_seed = self._base_seed
         payload = _worker_payload(loader, context)
         install_hook = _hook_installed()
         self._result_queue = context.Queue()
