@@ -2,9 +2,13 @@
 that serve it.
 
 Every entry is a zero-argument closure, so all implementations pay the same Python call around the op. The torch
-form runs unchanged on the shim (`import mindnlp` first) and on real torch. The MindSpore form is the call the
-shim itself makes for that op (read from `mindnlp_shim/torch/_ops/*`, `_tensor.py`, `_inplace.py` and
+form runs unchanged on the shim (`import mindnlp` first) and on real torch. The MindSpore form is the kernel
+call the shim makes for that op (read from `mindnlp_shim/torch/_ops/*`, `_tensor.py`, `_inplace.py` and
 `nn/functional.py`), with the arguments the shim would pass, so "ours minus raw" is what the torch layer adds.
+Where the shim runs an extra MindSpore op of its own for torch's semantics, the raw form leaves it out and the
+difference includes it: `torch.softmax` first floors -inf with `ops.maximum` (MindSpore's float32 last-axis
+softmax corrupts the rows after an all -inf row). `clone` has no single MindSpore kernel, so both forms make the
+shim's two calls.
 
 This module imports neither torch nor mindspore; the caller passes them in.
 """
@@ -46,7 +50,7 @@ RAW_FORMS = {
     "matmul": "ops.matmul(x, y)",
     "sum": "mint.sum(x, None, False)",
     "mean": "mint.mean(x, None, False)",
-    "softmax": "ops.softmax(x, -1)",
+    "softmax": "ops.softmax(x, -1)  (the shim also runs ops.maximum(x, lowest float32) first)",
     "relu": "ops.relu(x)",
     "gelu": "ops.gelu(x, approximate='none')",
     "tanh": "ops.tanh(x)",

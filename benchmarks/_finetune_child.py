@@ -2,8 +2,8 @@
 
 The same code runs on both implementations: `--impl ours` does `import mindnlp` first, so `torch` and
 everything transformers imports resolve to the shim; `--impl torch` imports real torch and nothing else.
-Prints one JSON line: resident set size after the imports, after loading the model and at the end, the peak
-(VmHWM), per-step seconds and the training loss.
+Prints one JSON line: resident set size after the imports, after loading the model, after each step and at the
+end, the peak (VmHWM), per-step seconds and the training loss.
 """
 import argparse
 import os
@@ -58,14 +58,17 @@ def fine_tune(args):
     model = AutoModelForSequenceClassification.from_pretrained(model_dir, num_labels=2)
     memory["rss_after_model_mb"] = status_mb("VmRSS")
 
-    step_seconds = []
+    step_seconds, step_rss = [], []
 
-    class StepTimer(TrainerCallback):
+    class StepRecorder(TrainerCallback):
+        """Seconds and resident memory after each optimizer step (does memory level off or keep growing?)."""
+
         def on_step_begin(self, *unused, **kwargs):
             self.start = time.perf_counter()
 
         def on_step_end(self, *unused, **kwargs):
             step_seconds.append(time.perf_counter() - self.start)
+            step_rss.append(status_mb("VmRSS"))
 
     with tempfile.TemporaryDirectory(prefix="finetune_memory_") as output_dir:
         training_args = TrainingArguments(
@@ -73,12 +76,12 @@ def fine_tune(args):
             learning_rate=5e-5, weight_decay=0.01, save_strategy="no", eval_strategy="no", logging_steps=args.steps,
             report_to=[], seed=42, disable_tqdm=True)
         trainer = Trainer(model=model, args=training_args, train_dataset=data, processing_class=tokenizer,
-                          callbacks=[StepTimer()])
+                          callbacks=[StepRecorder()])
         result = trainer.train()
     memory["rss_end_mb"] = status_mb("VmRSS")
     memory["peak_rss_mb"] = status_mb("VmHWM")
     return dict(memory, impl=args.impl, torch_module=torch.__name__, steps=len(step_seconds),
-                step_seconds=step_seconds, train_loss=result.training_loss)
+                step_seconds=step_seconds, rss_per_step_mb=step_rss, train_loss=result.training_loss)
 
 
 def main():

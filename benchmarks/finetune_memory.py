@@ -46,6 +46,9 @@ def print_table(results, ratio):
         lines.append([impl, mb(r["peak_rss_mb"]), mb(r["rss_after_imports_mb"]), mb(r["rss_after_model_mb"]),
                       mb(r["rss_end_mb"]), r["steps"], f"{statistics.median(steady):.2f}", f"{r['train_loss']:.4f}"])
     _runner.print_markdown(lines)
+    for impl, r in results.items():
+        if r.get("rss_per_step_mb"):
+            print(f"{impl} RSS after each step, MB: " + " ".join(f"{value:.0f}" for value in r["rss_per_step_mb"]))
     if ratio is not None:
         print(f"peak RSS ours/torch: {ratio:.2f}x")
 
