@@ -33,12 +33,13 @@ NATIVE_BF16 = {
 
 
 def _has_bf16(values):
+    # identity tests: a tensor's dtype is always MindSpore's singleton object (see _dtype's fast comparisons)
     for v in values:
         if type(v) is Tensor:
-            if v.dtype == BF16:
+            if v.dtype is BF16:
                 return True
         elif isinstance(v, (list, tuple)) and v and type(v[0]) is Tensor:
-            if any(t.dtype == BF16 for t in v):
+            if any(t.dtype is BF16 for t in v):
                 return True
     return False
 
