@@ -65,6 +65,9 @@ def reset_peak_memory_stats(device=None):
     pass
 
 
+reset_max_memory_allocated = reset_max_memory_cached = reset_peak_memory_stats  # nothing is tracked: no-ops
+
+
 def get_device_name(device=None):
     return "MindSpore GPU" if _ON_GPU else ""
 

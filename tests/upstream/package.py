@@ -1,0 +1,63 @@
+"""Lay out a temporary directory in which pytest runs transformers' common test mixins under the shim.
+
+    <root>/conftest.py           conftest_upstream.py: installs the shim first, applies skips.py
+    <root>/skips.py
+    <root>/hf_tests/             the sdist's common test files as a package, plus the modules they import
+                                 from transformers' tests package that the sdist does not ship
+    <root>/test_<model>.py       suite_<model>.py: the model testers
+"""
+import os
+import shutil
+
+from sdist import extract_common_tests
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = ("bert", "gpt2", "llama", "t5")
+
+# Modules test_modeling_common.py / test_configuration_common.py import relatively that are not in the sdist.
+# The export and generation mixins are left empty: torch.export has no MindSpore meaning, and generation is
+# covered by the project's own parity tests (tests/test_generation.py) against real torch.
+_MISSING_MODULES = {
+    "exporters/__init__.py": "",
+    "exporters/test_export.py": (
+        '"""Stand-in: the sdist does not ship tests/exporters; torch.export has no MindSpore meaning."""\n\n\n'
+        "class ExportTesterMixin:\n    pass\n"),
+    "generation/__init__.py": "",
+    "generation/test_utils.py": (
+        '"""Stand-in: the sdist does not ship tests/generation; generation parity is tested by the project."""\n\n\n'
+        "class GenerationTesterMixin:\n    pass\n"),
+    "utils/__init__.py": "",
+    "utils/test_configuration_utils.py": (
+        '"""Stand-in for the dict the sdist does not ship: base-config keyword arguments set to non-default\n'
+        'values, which every config class must store as given (ConfigTester.check_config_arguments_init)."""\n\n'
+        "config_common_kwargs = {\n"
+        '    "return_dict": False,\n'
+        '    "output_hidden_states": True,\n'
+        '    "dtype": "float16",\n'
+        '    "chunk_size_feed_forward": 5,\n'
+        '    "architectures": ["BertModel"],\n'
+        '    "problem_type": "regression",\n'
+        "}\n"),
+}
+
+
+def build(root, archive, models=MODELS):
+    """Create the tree under `root` (an existing empty directory); returns the test file path per model."""
+    pkg = os.path.join(root, "hf_tests")
+    os.makedirs(pkg)
+    open(os.path.join(pkg, "__init__.py"), "w").close()
+    extract_common_tests(archive, pkg)
+    for rel, text in _MISSING_MODULES.items():
+        path = os.path.join(pkg, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+    shutil.copy(os.path.join(HERE, "conftest_upstream.py"), os.path.join(root, "conftest.py"))
+    shutil.copy(os.path.join(HERE, "skips.py"), os.path.join(root, "skips.py"))
+    with open(os.path.join(root, "pytest.ini"), "w") as fh:
+        fh.write("[pytest]\naddopts = -p no:warnings\n")  # <root> is the rootdir, not the project
+    tests = {}
+    for model in models:
+        tests[model] = os.path.join(root, f"test_{model}.py")
+        shutil.copy(os.path.join(HERE, f"suite_{model}.py"), tests[model])
+    return tests
