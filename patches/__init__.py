@@ -31,3 +31,4 @@ def apply_all():
 
 
 register("transformers.trainer", "transformers_trainer")  # resume checkpoints written by real PyTorch
+register("transformers.training_args", "transformers_training_args")  # optimizers that cannot run: fail early

@@ -141,6 +141,7 @@ class Optimizer:
                     group.setdefault(key, value)
         if "_work_buffers" not in self.__dict__:
             self._work_buffers = WorkBuffers()
+        self.defaults.setdefault("differentiable", False)  # as torch's __setstate__ (run by load_state_dict)
 
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
