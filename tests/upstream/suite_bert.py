@@ -5,6 +5,8 @@ are not in the sdist): a tiny config, `prepare_config_and_inputs_for_common()` r
 and the sizes the mixin reads (batch_size, seq_length, num_hidden_layers, ...)."""
 import unittest
 
+import torch
+
 from transformers import (BertConfig, BertForMaskedLM, BertForMultipleChoice, BertForNextSentencePrediction,
                           BertForPreTraining, BertForQuestionAnswering, BertForSequenceClassification,
                           BertForTokenClassification, BertLMHeadModel, BertModel)
@@ -37,8 +39,7 @@ class BertModelTester:
                           num_hidden_layers=self.num_hidden_layers, num_attention_heads=self.num_attention_heads,
                           intermediate_size=self.intermediate_size, hidden_act="gelu", hidden_dropout_prob=0.1,
                           attention_probs_dropout_prob=0.1, max_position_embeddings=self.max_position_embeddings,
-                          type_vocab_size=self.type_vocab_size, initializer_range=0.02, is_decoder=False,
-                          num_labels=self.num_labels)
+                          type_vocab_size=self.type_vocab_size, initializer_range=0.02, is_decoder=False)
 
     def prepare_config_and_inputs_for_common(self):
         input_ids = ids_tensor([self.batch_size, self.seq_length], self.vocab_size)
@@ -56,6 +57,15 @@ class BertModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
     def setUp(self):
         self.model_tester = BertModelTester(self)
         self.config_tester = ConfigTester(self, config_class=BertConfig, hidden_size=37)
+
+    def _prepare_for_class(self, inputs_dict, model_class, return_labels=False):
+        # BertForPreTraining's loss needs both of its heads' labels, which the common helper does not build.
+        inputs_dict = super()._prepare_for_class(inputs_dict, model_class, return_labels=return_labels)
+        if return_labels and model_class is BertForPreTraining:
+            shape = (self.model_tester.batch_size, self.model_tester.seq_length)
+            inputs_dict["labels"] = torch.zeros(shape, dtype=torch.long)
+            inputs_dict["next_sentence_label"] = torch.zeros(shape[0], dtype=torch.long)
+        return inputs_dict
 
     def test_config(self):
         self.config_tester.run_common_tests()

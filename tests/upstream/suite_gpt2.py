@@ -34,8 +34,7 @@ class GPT2ModelTester:
         return GPT2Config(vocab_size=self.vocab_size, n_embd=self.hidden_size, n_layer=self.num_hidden_layers,
                           n_head=self.num_attention_heads, n_inner=37, activation_function="gelu_new",
                           resid_pdrop=0.1, embd_pdrop=0.1, attn_pdrop=0.1, n_positions=self.max_position_embeddings,
-                          initializer_range=0.02, bos_token_id=last, eos_token_id=last, pad_token_id=last,
-                          num_labels=self.num_labels)
+                          initializer_range=0.02, bos_token_id=last, eos_token_id=last, pad_token_id=last)
 
     def prepare_config_and_inputs_for_common(self):
         input_ids = ids_tensor([self.batch_size, self.seq_length], self.vocab_size - 1)  # no pad ids inside

@@ -35,8 +35,7 @@ class LlamaModelTester:
                            num_hidden_layers=self.num_hidden_layers, num_attention_heads=self.num_attention_heads,
                            num_key_value_heads=self.num_key_value_heads, intermediate_size=self.intermediate_size,
                            hidden_act="silu", max_position_embeddings=self.max_position_embeddings,
-                           initializer_range=0.02, pad_token_id=0, bos_token_id=1, eos_token_id=2,
-                           num_labels=self.num_labels)
+                           initializer_range=0.02, pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
     def prepare_config_and_inputs_for_common(self):
         input_ids = ids_tensor([self.batch_size, self.seq_length], self.vocab_size - 1) + 1  # no pad ids inside

@@ -34,8 +34,7 @@ class T5ModelTester:
                         num_layers=self.num_hidden_layers, num_decoder_layers=self.num_hidden_layers,
                         num_heads=self.num_attention_heads, relative_attention_num_buckets=8, dropout_rate=0.1,
                         initializer_factor=0.002, eos_token_id=self.eos_token_id, pad_token_id=self.pad_token_id,
-                        bos_token_id=self.pad_token_id, decoder_start_token_id=self.pad_token_id,
-                        num_labels=self.num_labels)
+                        bos_token_id=self.pad_token_id, decoder_start_token_id=self.pad_token_id)
 
     def prepare_config_and_inputs_for_common(self):
         shape = [self.batch_size, self.seq_length]
