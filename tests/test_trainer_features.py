@@ -20,7 +20,7 @@ SHIM_SCENARIOS = [
     "strategies_steps", "strategies_epoch", "strategies_no", "optimizers", "schedulers", "reduce_lr_on_plateau",
     "grad_accumulation", "max_grad_norm", "weight_decay_groups", "unsupported_optims", "compute_loss_override",
     "custom_dataloader_and_training_step", "callbacks_order", "callback_control", "early_stopping", "outputs",
-    "hf_argument_parser", "neftune", "peft_lora", "tensorboard", "progress_bar"]
+    "hf_argument_parser", "neftune", "peft_lora", "tensorboard", "hyperparameter_search", "progress_bar"]
 TORCH_SCENARIOS = ["optimizers", "schedulers", "reduce_lr_on_plateau", "grad_accumulation", "max_grad_norm"]
 OPTIMS = ["adamw_torch_fused", "adamw_torch", "sgd", "adagrad", "rmsprop", "adafactor"]
 
@@ -355,6 +355,16 @@ def test_report_to_tensorboard_writes_event_files_tensorboard_reads(shim):
     assert '"hidden_dropout_prob"' in run["texts"]["model_config/text_summary"]
     assert run["add_scalars"] == {"pair_a": [[7, 1.0]], "pair_b": [[7, 2.5]]}
     assert "add_histogram is not supported" in run["histogram_error"]
+
+
+def test_hyperparameter_search_with_optuna(shim):
+    run = result(shim, "hyperparameter_search")
+    assert len(run["objectives"]) == 2  # two trials, each trained and evaluated
+    assert len(run["model_inits"]) == 3  # model_init: once at construction, once per trial
+    assert run["best_objective"] == min(run["objectives"])
+    hyperparameters = run["best_hyperparameters"]
+    assert 1e-4 <= hyperparameters["learning_rate"] <= 1e-2
+    assert hyperparameters["per_device_train_batch_size"] in (4, 8)
 
 
 def test_progress_bar(shim):

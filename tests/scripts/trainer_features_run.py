@@ -631,6 +631,36 @@ def tensorboard(output_dir):
             "add_scalars": series, "histogram_error": histogram_error}
 
 
+def hyperparameter_search(output_dir):
+    """hyperparameter_search with optuna: model_init builds each trial's model, 2 trials, best by eval loss."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    inits = []
+
+    def model_init(trial=None):
+        inits.append(None if trial is None else dict(trial.params))
+        return tt.bert(0)
+
+    def hp_space(trial):
+        return {"learning_rate": trial.suggest_float("learning_rate", 1e-4, 1e-2, log=True),
+                "per_device_train_batch_size": trial.suggest_categorical("per_device_train_batch_size", [4, 8])}
+
+    objectives = []
+
+    def objective(metrics):
+        objectives.append(metrics["eval_loss"])
+        return metrics["eval_loss"]
+
+    trainer = Trainer(model_init=model_init, train_dataset=tt.classification_data(0, n=16),
+                      eval_dataset=tt.classification_data(1, n=8),
+                      args=tt.training_args(output_dir, max_steps=3, eval_strategy="steps", eval_steps=3))
+    best = trainer.hyperparameter_search(hp_space=hp_space, compute_objective=objective, n_trials=2,
+                                         direction="minimize", backend="optuna")
+    return {"best_objective": best.objective, "best_hyperparameters": best.hyperparameters,
+            "best_run_id": best.run_id, "objectives": objectives, "model_inits": inits}
+
+
 def progress_bar(output_dir):
     stream = io.StringIO()
     trainer = Trainer(model=tt.bert(0), train_dataset=tt.classification_data(0, n=8),
@@ -644,7 +674,7 @@ SCENARIOS = {f.__name__: f for f in [
     strategies_steps, strategies_epoch, strategies_no, optimizers, schedulers, reduce_lr_on_plateau,
     grad_accumulation, max_grad_norm, weight_decay_groups, unsupported_optims, compute_loss_override,
     custom_dataloader_and_training_step, callbacks_order, callback_control, early_stopping, outputs,
-    hf_argument_parser, neftune, peft_lora, tensorboard, progress_bar]}
+    hf_argument_parser, neftune, peft_lora, tensorboard, hyperparameter_search, progress_bar]}
 
 if __name__ == "__main__":
     tt.main(SCENARIOS)
