@@ -100,7 +100,7 @@ def test_rng_state_file_loads_in_real_torch(runs):
     """)
     assert found["keys"] == ["cpu", "numpy", "python"]
     assert found["cpu_dtype"] == "torch.uint8" and found["cpu_numel"] > 0
-    # "cpu" is MindSpore's generator state (a uint8 tensor like torch's, but not a Mersenne Twister state real
-    # torch could adopt); real torch restores the same Python and NumPy generators the resumed shim run drew from at step 8
+    # "cpu" is the shim generator's state (a uint8 tensor like torch's, but not a Mersenne Twister state real
+    # torch could adopt); real torch restores the Python and NumPy generators the resumed run drew from at step 8
     draw = result(runs, "baseline")["rng_draws"][7]
     assert draw[0] == 8 and found["python"] == draw[1] and found["numpy"] == draw[2]
