@@ -75,6 +75,7 @@ METHODS = {
     "cumsum": red.cumsum, "cumprod": red.cumprod, "softmax": red.softmax, "log_softmax": red.log_softmax,
     "topk": red.topk, "sort": red.sort, "argsort": red.argsort, "norm": red.norm,
     "count_nonzero": red.count_nonzero, "unique": red.unique,
+    "unique_consecutive": red.unique_consecutive, "diff": sh.diff,
     # linear algebra
     "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "baddbmm": linalg.baddbmm,
     "addmm": linalg.addmm, "outer": linalg.outer, "dot": linalg.dot,

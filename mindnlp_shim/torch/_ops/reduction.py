@@ -226,6 +226,23 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse runs of equal consecutive values (computed on the host: data-dependent output size)."""
+    import numpy as np
+
+    if dim is not None:
+        raise NotImplementedError("torch.unique_consecutive(dim=...) is not supported on MindSpore yet")
+    flat = input.asnumpy().reshape(-1)
+    starts = np.ones(flat.shape[0], dtype=bool)
+    starts[1:] = flat[1:] != flat[:-1]
+    out = [Tensor(flat[starts].copy())]
+    if return_inverse:
+        out.append(Tensor((np.cumsum(starts) - 1).reshape(input.shape).astype(np.int64)))
+    if return_counts:
+        out.append(Tensor(np.diff(np.append(np.flatnonzero(starts), flat.shape[0])).astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def count_nonzero(input, dim=None):
     return sum(ops.not_equal(input, 0), dim)
 

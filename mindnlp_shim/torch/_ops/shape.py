@@ -329,6 +329,20 @@ def roll(input, shifts, dims=None):
     return out
 
 
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along `dim`: out[i] = x[i+1] - x[i], applied n times."""
+    dim = wrap_dim(dim, input.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = cat(parts, dim) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[dim]
+        if length == 0:
+            break
+        later, earlier = narrow(x, dim, 1, length - 1), narrow(x, dim, 0, length - 1)
+        x = ops.logical_xor(later, earlier) if x.dtype == mindspore.bool_ else ops.sub(later, earlier)
+    return x
+
+
 def tril(input, diagonal=0, *, out=None):
     return ops.tril(input, diagonal)
 
