@@ -17,7 +17,7 @@ from oracle import require_torch
 from trainer_scenarios import result, run_scenarios
 
 SHIM_SCENARIOS = [
-    "strategies_steps", "strategies_epoch", "strategies_no", "optimizers", "schedulers", "reduce_lr_on_plateau",
+    "strategies_steps", "strategies_epoch", "strategies_no", "more_arguments", "optimizers", "schedulers", "reduce_lr_on_plateau",
     "grad_accumulation", "max_grad_norm", "weight_decay_groups", "unsupported_optims", "compute_loss_override",
     "custom_dataloader_and_training_step", "callbacks_order", "callback_control", "early_stopping", "outputs",
     "hf_argument_parser", "neftune", "peft_lora", "tensorboard", "hyperparameter_search", "progress_bar"]
@@ -78,6 +78,29 @@ def test_no_strategies_log_save_and_evaluate_nothing(shim):
     assert run["checkpoints"] == [] and run["after_save"] == []
     assert run["history_keys"] == [["epoch", "step", "total_flos", "train_loss", "train_runtime",
                                     "train_samples_per_second", "train_steps_per_second"]]
+
+
+def test_eval_delay_save_best_save_only_model_and_tokens_seen(shim):
+    run = result(shim, "more_arguments")  # 8 steps of 8 rows of 16 tokens, eval every 2 after a delay of 3
+    assert run["eval_steps"] == [4, 6, 8]  # eval_delay=3 skips the evaluation at step 2
+    # save_strategy="best": a checkpoint only when the metric improves (0.5, then 0.3, then 0.7)
+    assert run["after_save"] == [[4, ["checkpoint-4"]], [8, ["checkpoint-4", "checkpoint-8"]]]
+    assert run["best_model_checkpoint"].endswith("checkpoint-8") and run["best_metric"] == 0.7
+    for files in run["checkpoint_files"].values():  # save_only_model: no optimizer, scheduler or RNG state
+        assert files == ["config.json", "model.safetensors", "trainer_state.json", "training_args.bin"]
+    assert run["num_input_tokens_seen"] == 8 * 8 * 16
+
+
+def test_eval_on_start(shim):
+    assert result(shim, "more_arguments")["eval_on_start_steps"][0] == 0
+
+
+def test_prediction_loss_only_and_eval_accumulation_steps(shim):
+    run = result(shim, "more_arguments")
+    assert run["eval_accumulation_shape"] == [20, 2] and run["eval_accumulation_max_abs_diff"] < 1e-6
+    loss_only = run["loss_only"]
+    assert loss_only["predictions"] and loss_only["label_ids"]  # both None
+    assert loss_only["test_loss"] == pytest.approx(loss_only["full_test_loss"], rel=1e-6)
 
 
 # --- optimization ---------------------------------------------------------------------------------------------

@@ -102,6 +102,40 @@ def strategies_no(output_dir):
     return report
 
 
+def more_arguments(output_dir):
+    """eval_on_start, eval_delay, save_strategy="best", save_only_model, include_num_input_tokens_seen in one run;
+    prediction_loss_only and eval_accumulation_steps in predict()."""
+    watcher = CheckpointWatcher()
+    metric = ScriptedMetric([0.5, 0.3, 0.7])
+    trainer = Trainer(
+        model=tt.bert(0), train_dataset=tt.classification_data(0), eval_dataset=tt.classification_data(1, n=16),
+        compute_metrics=metric, callbacks=[watcher],
+        args=tt.training_args(output_dir, max_steps=8, eval_strategy="steps", eval_steps=2, eval_delay=3,
+                              save_strategy="best", metric_for_best_model="score", save_only_model=True,
+                              include_num_input_tokens_seen=True))
+    trainer.train()
+    report = _strategy_report(trainer, watcher, output_dir)
+    report["checkpoint_files"] = tt.checkpoints(output_dir)
+    report["num_input_tokens_seen"] = trainer.state.num_input_tokens_seen
+    start = Trainer(model=tt.bert(0), train_dataset=tt.classification_data(0, n=8),
+                    eval_dataset=tt.classification_data(1, n=8),
+                    args=tt.training_args(output_dir + "-start", max_steps=1, eval_strategy="steps", eval_steps=5,
+                                          eval_on_start=True))
+    start.train()
+    report["eval_on_start_steps"] = [s for s, _ in tt.history(start, "eval_loss")]
+    test = tt.classification_data(1, n=20)
+    full = trainer.predict(test)
+    accumulated = Trainer(model=trainer.model, args=tt.training_args(output_dir + "-pred", eval_accumulation_steps=1,
+                                                                      per_device_eval_batch_size=8)).predict(test)
+    loss_only = Trainer(model=trainer.model, args=tt.training_args(output_dir + "-loss", prediction_loss_only=True,
+                                                                    per_device_eval_batch_size=8)).predict(test)
+    report["eval_accumulation_max_abs_diff"] = float(np.abs(accumulated.predictions - full.predictions).max())
+    report["eval_accumulation_shape"] = list(accumulated.predictions.shape)
+    report["loss_only"] = {"predictions": loss_only.predictions is None, "label_ids": loss_only.label_ids is None,
+                           "test_loss": loss_only.metrics["test_loss"], "full_test_loss": full.metrics["test_loss"]}
+    return report
+
+
 # --- optimization -------------------------------------------------------------------------------------------
 
 def numpy_initialised_bert():
@@ -671,7 +705,7 @@ def progress_bar(output_dir):
 
 
 SCENARIOS = {f.__name__: f for f in [
-    strategies_steps, strategies_epoch, strategies_no, optimizers, schedulers, reduce_lr_on_plateau,
+    strategies_steps, strategies_epoch, strategies_no, more_arguments, optimizers, schedulers, reduce_lr_on_plateau,
     grad_accumulation, max_grad_norm, weight_decay_groups, unsupported_optims, compute_loss_override,
     custom_dataloader_and_training_step, callbacks_order, callback_control, early_stopping, outputs,
     hf_argument_parser, neftune, peft_lora, tensorboard, hyperparameter_search, progress_bar]}
