@@ -31,7 +31,7 @@ def parse_args():
     p.add_argument("--n-layer", type=int, default=2)
     p.add_argument("--n-embd", type=int, default=128)
     p.add_argument("--n-head", type=int, default=2)
-    p.add_argument("--epochs", type=float, default=5)
+    p.add_argument("--epochs", type=float, default=15)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--learning-rate", type=float, default=1e-3)
     p.add_argument("--max-length", type=int, default=64)
