@@ -18,16 +18,13 @@ import torch
 from transformers import (AutoTokenizer, DataCollatorForLanguageModeling, GPT2Config, GPT2LMHeadModel, Trainer,
                           TrainingArguments)
 
-from offline_defaults import DEFAULT_TEST_FILE, DEFAULT_TRAIN_FILE, HERE, default_model_dir, load_csv
+from offline_defaults import add_data_arguments, default_model_dir, load_csv
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tokenizer-dir", default=None, help="a local HF tokenizer directory (default: bundled MiniLM-L6)")
-    p.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
-    p.add_argument("--test-file", default=DEFAULT_TEST_FILE)
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--output-dir", default=os.path.join(HERE, "out", "causal_lm"))
+    add_data_arguments(p, "causal_lm", labels=False)
     p.add_argument("--n-layer", type=int, default=2)
     p.add_argument("--n-embd", type=int, default=128)
     p.add_argument("--n-head", type=int, default=2)

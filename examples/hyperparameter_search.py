@@ -9,19 +9,12 @@ the pretrained weights (`model_init`). Needs the `optuna` package. Everything ru
     python examples/hyperparameter_search.py --n-trials 8 --max-steps 100
 """
 import argparse
-import os
 
 import mindnlp  # noqa: F401  (installs the shim: `torch` below is the MindSpore-backed API)
-import numpy as np
 import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments
 
-from offline_defaults import DEFAULT_TEST_FILE, DEFAULT_TRAIN_FILE, HERE, default_model_dir, load_csv
-
-
-def compute_metrics(eval_pred):
-    logits, labels = eval_pred
-    return {"accuracy": float((np.argmax(logits, axis=-1) == labels).mean())}
+from offline_defaults import add_data_arguments, compute_accuracy, default_model_dir, load_csv
 
 
 def hp_space(trial):
@@ -32,11 +25,7 @@ def hp_space(trial):
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model-dir", default=None, help="a local HF model directory (default: bundled MiniLM-L6)")
-    p.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
-    p.add_argument("--test-file", default=DEFAULT_TEST_FILE)
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--label-column", default="label")
-    p.add_argument("--output-dir", default=os.path.join(HERE, "out", "hyperparameter_search"))
+    add_data_arguments(p, "hyperparameter_search")
     p.add_argument("--n-trials", type=int, default=2)
     p.add_argument("--max-steps", type=int, default=30, help="optimizer steps per trial")
     p.add_argument("--max-length", type=int, default=128)
@@ -74,7 +63,7 @@ def main():
         output_dir=args.output_dir, eval_strategy="no", save_strategy="no", per_device_eval_batch_size=64,
         max_steps=args.max_steps, weight_decay=0.01, logging_steps=10, seed=args.seed, report_to=[])
     trainer = Trainer(model_init=model_init, args=training_args, train_dataset=ds["train"], eval_dataset=ds["test"],
-                      processing_class=tok, compute_metrics=compute_metrics)
+                      processing_class=tok, compute_metrics=compute_accuracy)
     best = trainer.hyperparameter_search(hp_space=hp_space, compute_objective=objective, n_trials=args.n_trials,
                                          direction="maximize", backend="optuna")
 

@@ -17,22 +17,13 @@ import torch
 from peft import LoraConfig, PeftModel, get_peft_model
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainingArguments
 
-from offline_defaults import DEFAULT_TEST_FILE, DEFAULT_TRAIN_FILE, HERE, default_model_dir, load_csv
-
-
-def compute_metrics(eval_pred):
-    logits, labels = eval_pred
-    return {"accuracy": float((np.argmax(logits, axis=-1) == labels).mean())}
+from offline_defaults import add_data_arguments, compute_accuracy, default_model_dir, load_csv
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model-dir", default=None, help="a local HF BERT directory (default: bundled MiniLM-L6)")
-    p.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
-    p.add_argument("--test-file", default=DEFAULT_TEST_FILE)
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--label-column", default="label")
-    p.add_argument("--output-dir", default=os.path.join(HERE, "out", "lora"))
+    add_data_arguments(p, "lora")
     p.add_argument("--rank", type=int, default=8)
     p.add_argument("--alpha", type=int, default=16)
     p.add_argument("--lora-dropout", type=float, default=0.1)
@@ -77,7 +68,7 @@ def main():
         per_device_train_batch_size=args.batch_size, per_device_eval_batch_size=64, num_train_epochs=args.epochs,
         weight_decay=0.01, logging_steps=10, seed=args.seed, max_steps=args.max_steps, report_to=[])
     trainer = Trainer(model=model, args=training_args, train_dataset=ds["train"], eval_dataset=ds["test"],
-                      processing_class=tok, compute_metrics=compute_metrics)
+                      processing_class=tok, compute_metrics=compute_accuracy)
     train_result = trainer.train()
     metrics = trainer.evaluate()
     adapter_dir = os.path.join(args.output_dir, "adapter")

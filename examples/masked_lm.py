@@ -17,16 +17,13 @@ import torch
 from transformers import (BertForMaskedLM, AutoTokenizer, DataCollatorForLanguageModeling, Trainer,
                           TrainingArguments)
 
-from offline_defaults import DEFAULT_TEST_FILE, DEFAULT_TRAIN_FILE, HERE, default_model_dir, load_csv
+from offline_defaults import add_data_arguments, default_model_dir, load_csv
 
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model-dir", default=None, help="a local HF BERT directory (default: bundled MiniLM-L6)")
-    p.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
-    p.add_argument("--test-file", default=DEFAULT_TEST_FILE)
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--output-dir", default=os.path.join(HERE, "out", "masked_lm"))
+    add_data_arguments(p, "masked_lm", labels=False)
     p.add_argument("--epochs", type=float, default=3)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--learning-rate", type=float, default=1e-4)

@@ -36,3 +36,21 @@ def load_csv(train_file, test_file, columns, eval_samples=None):
     if eval_samples:
         ds["test"] = ds["test"].select(range(min(eval_samples, len(ds["test"]))))
     return ds
+
+
+def add_data_arguments(parser, example_name, *, labels=True):
+    """The data flags every example takes: CSV files, their columns, and where outputs go."""
+    parser.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
+    parser.add_argument("--test-file", default=DEFAULT_TEST_FILE)
+    parser.add_argument("--text-column", default="text")
+    if labels:
+        parser.add_argument("--label-column", default="label")
+    parser.add_argument("--output-dir", default=os.path.join(HERE, "out", example_name))
+
+
+def compute_accuracy(eval_pred):
+    """Trainer `compute_metrics` for classification, computed locally (evaluate.load needs the hub)."""
+    import numpy as np
+
+    logits, labels = eval_pred
+    return {"accuracy": float((np.argmax(logits, axis=-1) == labels).mean())}

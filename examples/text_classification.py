@@ -16,12 +16,7 @@ import torch
 from transformers import (AutoModelForSequenceClassification, AutoTokenizer, Trainer, TrainerCallback,
                           TrainingArguments)
 
-from offline_defaults import DEFAULT_TEST_FILE, DEFAULT_TRAIN_FILE, HERE, default_model_dir, load_csv
-
-
-def compute_metrics(eval_pred):
-    logits, labels = eval_pred
-    return {"accuracy": float((np.argmax(logits, axis=-1) == labels).mean())}
+from offline_defaults import add_data_arguments, compute_accuracy, default_model_dir, load_csv
 
 
 class StepTimer(TrainerCallback):
@@ -40,11 +35,7 @@ class StepTimer(TrainerCallback):
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model-dir", default=None, help="a local HF model directory (default: bundled MiniLM-L6)")
-    p.add_argument("--train-file", default=DEFAULT_TRAIN_FILE)
-    p.add_argument("--test-file", default=DEFAULT_TEST_FILE)
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--label-column", default="label")
-    p.add_argument("--output-dir", default=os.path.join(HERE, "out", "text_classification"))
+    add_data_arguments(p, "text_classification")
     p.add_argument("--epochs", type=float, default=3)
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--learning-rate", type=float, default=5e-5)
@@ -75,7 +66,7 @@ def main():
         save_total_limit=1, **extra)
     timer = StepTimer()
     trainer = Trainer(model=model, args=training_args, train_dataset=ds["train"], eval_dataset=ds["test"],
-                      processing_class=tok, compute_metrics=compute_metrics, callbacks=[timer])
+                      processing_class=tok, compute_metrics=compute_accuracy, callbacks=[timer])
     train_result = trainer.train()
     metrics = trainer.evaluate()
     final_dir = os.path.join(args.output_dir, "final")
