@@ -357,6 +357,21 @@ LINALG = [
     Case("embedding_low", lambda T, i, w: F(T).embedding(i, w, padding_idx=1), np.array([[0, 1, 3]]), randn(5, 3),
          dtypes=("float16", "bfloat16")),
     Case("one_hot", lambda T, i: F(T).one_hot(i, 5), np.array([0, 3, 4, 1])),
+    # convolutions: ViT's patch embedding (stride = kernel, padding 0, as an int and as a tuple), tuple padding
+    # that differs per side, dilation, groups, and conv1d (computed as a conv2d of height 1)
+    Case("conv2d_patches", lambda T, x, w, b: F(T).conv2d(x, w, b, stride=4), randn(2, 3, 16, 16),
+         randn(8, 3, 4, 4), randn(8), tol=(1e-5, 1e-5)),
+    Case("conv2d_patches_tuple_padding", lambda T, x, w, b: F(T).conv2d(x, w, b, stride=(4, 4), padding=(0, 0)),
+         randn(2, 3, 16, 16), randn(8, 3, 4, 4), randn(8), tol=(1e-5, 1e-5)),
+    Case("conv2d_padding_per_side_dilation", lambda T, x, w: F(T).conv2d(x, w, stride=(2, 3), padding=(1, 2),
+                                                                         dilation=(1, 2)),
+         randn(2, 3, 9, 11), randn(4, 3, 3, 3), tol=(1e-5, 1e-5)),
+    Case("conv2d_same_groups", lambda T, x, w: F(T).conv2d(x, w, padding="same", groups=2), randn(1, 4, 7, 7),
+         randn(6, 2, 4, 4), tol=(1e-5, 1e-5)),
+    Case("conv1d", lambda T, x, w, b: F(T).conv1d(x, w, b), randn(2, 4, 10), randn(6, 4, 3), randn(6),
+         tol=(1e-5, 1e-5)),
+    Case("conv1d_padding_stride_groups", lambda T, x, w: F(T).conv1d(x, w, stride=2, padding=2, groups=2),
+         randn(2, 4, 10), randn(6, 2, 3), tol=(1e-5, 1e-5)),
 ]
 
 _Q, _K, _V = randn(2, 3, 5, 8), randn(2, 3, 5, 8), randn(2, 3, 5, 8)
@@ -638,6 +653,7 @@ GETITEM = [
 ALL_CASES = ARITH + COMPARE + ACTIVATIONS + LINALG + ATTENTION + LOSSES + REDUCTIONS + SHAPES + INDEXING_OPS
 for _c in GETITEM:
     _c.name = "getitem_" + _c.name
+    _c.dtypes = LOW  # half precision too: advanced indexing has no bf16 CPU kernel and must go through float32
 ALL_CASES += GETITEM
 
 

@@ -39,7 +39,7 @@ def _has_bf16(values):
             if v.dtype is BF16:
                 return True
         elif isinstance(v, (list, tuple)) and v and type(v[0]) is Tensor:
-            if any(t.dtype is BF16 for t in v):
+            if any(type(t) is Tensor and t.dtype is BF16 for t in v):  # (index tuples mix in slices)
                 return True
     return False
 
@@ -106,6 +106,13 @@ def upcast_bf16(fn):
 
     op.__wrapped_for_bf16__ = True
     return op
+
+
+def for_target(fn, name):
+    """`fn` as this target runs it: computed in float32 for bf16 inputs unless the target has a native bf16
+    kernel for the op `name`. For ops that live outside the `_ops` modules (e.g. Tensor indexing)."""
+    native = NATIVE_BF16.get(DEVICE_TARGET)
+    return fn if native is None or name in native else upcast_bf16(fn)
 
 
 def adapt_module(namespace, module_name):

@@ -8,7 +8,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from . import _dtype, _inplace
+from . import _backend, _dtype, _inplace
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
@@ -478,7 +478,9 @@ def __getitem__(self, index):
                 return _getitem_general(self, index)
     elif not _plain_index(index):
         return _getitem_general(self, (index,))
-    return _ms_getitem(self, index)
+    if self._requires_grad or not self._is_leaf:
+        return _ms_getitem_tracked(self, index)
+    return _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
 
 
 def _normalize_index_item(item):
@@ -526,6 +528,11 @@ def _getitem_general(self, items):
         out = ops.add(ops.zeros(tuple(out.shape), out.dtype), anchor)
     return out
 
+
+# Advanced indexing (GatherNd, nonzero) has no bf16 CPU kernel, nor has the backward of basic indexing
+# (StridedSliceGrad, UnsortedSegmentSum): the backend table decides per target whether bf16 goes via float32.
+_getitem_general = _backend.for_target(_getitem_general, "__getitem__")
+_ms_getitem_tracked = _backend.for_target(_ms_getitem, "__getitem__")
 
 _ms_setitem = Tensor.__setitem__
 
