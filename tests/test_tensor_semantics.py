@@ -824,3 +824,39 @@ def test_custom_function():
         (Cube.apply(x) * T.tensor([1.0, 2.0])).sum().backward()
         results.append(values(x.grad))
     np.testing.assert_allclose(results[0], results[1])
+
+
+# ---------------------------------------------------------------- torch._check family
+CHECK_CALLS = {
+    "check_true": lambda T: T._check(True),
+    "check_false_default_message": lambda T: T._check(False),
+    "check_false_message": lambda T: T._check(False, lambda: "sizes differ"),
+    "check_not_bool": lambda T: T._check(T.tensor(True)),
+    "check_with_value_error": lambda T: T._check_with(ValueError, 1 > 2, lambda: "bad value"),
+    "check_index": lambda T: T._check_index(False, lambda: "out of range"),
+    "check_value": lambda T: T._check_value(False, lambda: "v"),
+    "check_type": lambda T: T._check_type(False, lambda: "t"),
+    "check_not_implemented": lambda T: T._check_not_implemented(False, lambda: "n"),
+    "tensor_all_true": lambda T: T._check_tensor_all(T.tensor([True, True])),
+    "tensor_all_one_false": lambda T: T._check_tensor_all(T.tensor([[True], [False]]), lambda: "a row is False"),
+    "tensor_all_with": lambda T: T._check_tensor_all_with(ValueError, T.tensor([1, 2]) > 1, lambda: "small"),
+    "tensor_all_not_bool": lambda T: T._check_tensor_all(T.tensor([1, 1])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHECK_CALLS))
+def test_check_functions_raise_like_torch(name):
+    """transformers' torch_compilable_check calls these in model forwards (T5 sequence classification)."""
+    def outcome(T):
+        try:
+            CHECK_CALLS[name](T)
+        except Exception as exc:  # noqa: BLE001  (the exception type is what is compared)
+            return type(exc), str(exc).split("\n")[0][:40]
+        return None
+
+    m, r = outcome(mt), outcome(rt)
+    assert (m is None) == (r is None), (m, r)
+    if r is not None:
+        assert m[0] is r[0], (m, r)
+        if r[0] is not TypeError:  # (torch's TypeError texts name its SymBool types)
+            assert m[1] == r[1], (m, r)
