@@ -1,5 +1,5 @@
-"""torch.linalg: norms and products."""
-from ._ops.linalg import vector_norm, matmul, cross  # noqa: F401
+"""torch.linalg: norms, products and the Cholesky factorization."""
+from ._ops.linalg import vector_norm, matmul, cross, cholesky, cholesky_ex  # noqa: F401
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

@@ -1,4 +1,6 @@
-"""Matrix products and norms."""
+"""Matrix products, norms and factorizations."""
+import collections
+
 import mindspore
 from mindspore import ops
 
@@ -151,6 +153,76 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def cross(input, other, dim=None):
     return ops.cross(input, other, -1 if dim is None else dim)
+
+
+cholesky_ex_result = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+
+
+def _triangle_as_symmetric(A, upper):
+    # torch reads only the lower (upper=True: upper) triangle; MindSpore's kernel rejects non-symmetric input
+    part = ops.triu(A) if upper else ops.tril(A)
+    strict = ops.triu(A, 1) if upper else ops.tril(A, -1)
+    return ops.add(part, strict.swapaxes(-1, -2))
+
+
+def _factor_one(A, upper):
+    """The factor of one matrix (or batch), or None when one is not positive definite: MindSpore's CPU kernel
+    raises for that; a kernel that returns NaN instead is caught by the NaN test."""
+    try:
+        factor = ops.cholesky(A, upper)
+    except RuntimeError:
+        return None
+    return None if bool(ops.isnan(factor).any()) else factor
+
+
+def _failed_minor(A, upper):
+    """torch's `info` for a matrix without a factor: the order of its smallest leading minor that is not
+    positive definite. Positive definiteness of leading minors only fails once going up, so bisect."""
+    low, high = 0, A.shape[-1]  # the order-`low` minor has a factor, the order-`high` one has none
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _factor_one(A[:mid, :mid], upper) is None:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info) with A = L L^H (upper=True: U^H U); info is 0, or the order of the leading minor that is not
+    positive definite, per matrix. L of such a matrix is unspecified (here: zeros), as in torch."""
+    reject_out(out, "linalg.cholesky_ex")
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cholesky: A must be batches of square matrices, but they are "
+                           f"{tuple(A.shape[-2:])} matrices")
+    batch = tuple(A.shape[:-2])
+    if A.numel() == 0:
+        return cholesky_ex_result(ops.zeros(tuple(A.shape), A.dtype), ops.zeros(batch, mindspore.int32))
+    sym = _triangle_as_symmetric(A, upper)
+    whole = _factor_one(sym, upper)
+    if whole is not None:
+        return cholesky_ex_result(whole, ops.zeros(batch, mindspore.int32))
+    # some matrix of the batch has no factor: factor them one at a time to tell which
+    flat = sym.reshape(-1, *A.shape[-2:])
+    factors, infos = [], []
+    for i in range(flat.shape[0]):
+        factor = _factor_one(flat[i], upper)
+        infos.append(0 if factor is not None else _failed_minor(flat[i], upper))
+        factors.append(factor if factor is not None else ops.zeros(tuple(A.shape[-2:]), A.dtype))
+    info = mindspore.Tensor(infos, mindspore.int32).reshape(batch)
+    if check_errors:
+        first = next(i for i, v in enumerate(infos) if v)
+        where = f"(Batch element {first}): " if batch else ""
+        raise RuntimeError(f"linalg.cholesky: {where}The factorization could not be completed because the input "
+                           f"is not positive-definite (the leading minor of order {infos[first]} is not "
+                           f"positive-definite).")
+    return cholesky_ex_result(ops.stack(factors).reshape(A.shape), info)
+
+
+def cholesky(A, *, upper=False, out=None):
+    """torch.linalg.cholesky: raises for a matrix that is not positive definite. (No backward on the CPU:
+    MindSpore has no CholeskyGrad kernel there.)"""
+    return cholesky_ex(A, upper=upper, check_errors=True, out=out).L
 
 
 from .. import _backend as _backend_table  # noqa: E402

@@ -1,5 +1,6 @@
-"""torch.distributions: not provided; the names peft imports exist and raise when used."""
-from .. import _stand_ins
-from . import constraints, relaxed_bernoulli, wishart  # noqa: F401
-
-Distribution = _stand_ins.placeholder_type("torch.distributions.Distribution")
+"""torch.distributions: the Distribution base, MultivariateNormal and the constraints they check (what
+transformers' mean-resizing of token embeddings uses). The names peft imports for other distributions exist
+and raise when used."""
+from . import constraints, multivariate_normal, relaxed_bernoulli, wishart  # noqa: F401
+from .distribution import Distribution  # noqa: F401
+from .multivariate_normal import MultivariateNormal  # noqa: F401
