@@ -180,8 +180,10 @@ def test_map_location_forms_are_accepted(tmp_path):
 
 
 def test_unsupported_options_raise_clearly(tmp_path):
-    with pytest.raises(NotImplementedError, match="legacy"):
-        serialization.save({}, tmp_path / "x.pt", _use_new_zipfile_serialization=False)
+    # uint16/32/64 have no typed storage class, which the legacy format names (torch cannot load them from it)
+    with pytest.raises(NotImplementedError, match="legacy format"):
+        serialization.save({"u": make_tensor("uint16", (2,))}, tmp_path / "x.pt", _use_new_zipfile_serialization=False)
+    assert not os.path.exists(tmp_path / "x.pt")
     serialization.save({}, tmp_path / "x.pt")
     with pytest.raises(RuntimeError, match="pickle_module"):
         serialization.load(tmp_path / "x.pt", pickle_module=pickle, weights_only=True)
@@ -398,6 +400,54 @@ print(json.dumps({{
     assert described["weight"]["requires_grad"] and not described["frozen"]["requires_grad"]
     assert described["grad_tensor"]["requires_grad"] and not described["float32_0"]["requires_grad"]
     assert result["single"]["hex"] == host_bytes(tensors["float32_0"]).hex()
+
+
+LEGACY_DTYPES = [name for name in DTYPES if name != "uint16"]
+
+
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_legacy_format_round_trip(tmp_path, protocol):
+    """`_use_new_zipfile_serialization=False` writes PyTorch's pre-1.6 format: pickled headers, the object,
+    the storage keys, then each storage's element count and bytes; it loads back here."""
+    tensors = {name: make_tensor(name, (3, 2), seed=i) for i, name in enumerate(LEGACY_DTYPES)}
+    tensors["scalar"], tensors["empty"] = make_tensor("float32", ()), make_tensor("int64", (0, 4))
+    tensors["weight"] = Parameter(make_tensor("float32", (2, 2)))
+    obj = {"tensors": tensors, "meta": collections.OrderedDict(step=3, names=["a"]), "dtype": torch.bfloat16}
+    buffer = io.BytesIO()
+    serialization.save(obj, buffer, pickle_protocol=protocol, _use_new_zipfile_serialization=False)
+    raw = buffer.getvalue()
+    assert not raw.startswith(b"PK")  # not a zip archive
+    header = io.BytesIO(raw)
+    assert [pickle.load(header) for _ in range(2)] == [0x1950A86A20F9469CFC6C, 1001]
+    buffer.seek(0)
+    loaded = serialization.load(buffer, weights_only=protocol == 2)
+    for key, tensor in tensors.items():
+        assert_same_tensor(loaded["tensors"][key], tensor)
+    assert isinstance(loaded["tensors"]["weight"], Parameter)
+    assert loaded["meta"] == obj["meta"] and loaded["dtype"] is torch.bfloat16
+
+
+def test_legacy_format_written_here_loads_in_real_torch(tmp_path):
+    require_torch()
+    tensors = {f"{name}_{i}": make_tensor(name, shape, seed=i)
+               for name in LEGACY_DTYPES for i, shape in enumerate([(3, 4), (), (0, 2)])}
+    tensors["transposed"] = torch.arange(12, dtype=torch.float32).reshape(3, 4).T
+    tensors["weight"] = Parameter(make_tensor("float32", (4, 2)))
+    serialization.save({"tensors": tensors, "size": torch.Size([1, 2])}, tmp_path / "legacy.pt",
+                       _use_new_zipfile_serialization=False)
+    result = run_torch_json(_DESCRIBE_IN_TORCH + f"""
+import json, torch
+ckpt = torch.load({str(tmp_path / "legacy.pt")!r})  # the default: weights_only=True
+print(json.dumps({{"tensors": {{k: describe(v) for k, v in ckpt["tensors"].items()}},
+                  "size": type(ckpt["size"]) is torch.Size and ckpt["size"] == (1, 2)}}))
+""")
+    assert result["size"]
+    assert sorted(result["tensors"]) == sorted(tensors)
+    for key, tensor in tensors.items():
+        got = result["tensors"][key]
+        assert got["dtype"] == repr(tensor.dtype) and got["shape"] == list(tensor.shape), key
+        assert got["hex"] == host_bytes(tensor).hex(), key
+        assert got["param"] == isinstance(tensor, Parameter), key
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 Files written here load in real PyTorch (`torch.load`, including its default `weights_only=True`), and files
 PyTorch wrote load here, as `mindspore.Tensor`s on the process's device target. The format (zip archive with
 `data.pkl` plus one raw record per storage) is described in `_serialization/writer.py`; pre-1.6 non-zip files
-are read too (`_serialization/legacy.py`).
+are read and, with `_use_new_zipfile_serialization=False`, written too (`_serialization/legacy.py`).
 
 Differences from PyTorch, all deliberate:
 - Tensors that shared a storage in the checkpoint come back as separate tensors with their own memory
@@ -32,16 +32,18 @@ def _is_path(f):
 
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False):
-    """Save `obj` to `f` (a path or a writable binary file) in PyTorch's zip checkpoint format.
+    """Save `obj` to `f` (a path or a writable binary file) in PyTorch's zip checkpoint format (the pre-1.6
+    format with `_use_new_zipfile_serialization=False`).
 
     A path is written atomically: the old file (if any) stays intact until the new one is complete.
     """
     if pickle_module is not pickle:
         raise NotImplementedError("torch.save(pickle_module=...): only the standard pickle module is supported on "
                                   "MindSpore (tensors are written through a pickler built on it)")
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("torch.save(_use_new_zipfile_serialization=False): the legacy file format is "
-                                  "read but not written on MindSpore")
+    if not _use_new_zipfile_serialization:  # PyTorch's pre-1.6 format
+        pickled, storages = writer.pickle_with_storages(obj, pickle_protocol, legacy=True)
+        writer.write_to(f, lambda out: legacy.write_legacy(out, pickled, storages, pickle_protocol))
+        return
     pickled, storages = writer.pickle_with_storages(obj, pickle_protocol)  # fails before any file is touched
     name = writer.archive_name(f)
     writer.write_to(f, lambda out: writer.write_archive(out, name, pickled, storages))

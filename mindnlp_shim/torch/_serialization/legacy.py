@@ -1,4 +1,5 @@
-"""Reading PyTorch's pre-1.6 file format (still written by `torch.save(..., _use_new_zipfile_serialization=False)`).
+"""PyTorch's pre-1.6 file format (still written by `torch.save(..., _use_new_zipfile_serialization=False)`):
+reading it, and writing it.
 
 The file is a sequence of pickles followed by raw data:
   magic number, protocol version (1001), sys_info dict,
@@ -12,6 +13,8 @@ replaced by an inert stand-in, only to learn each storage key's dtype; then for 
 import pickle
 import struct
 import sys
+
+import numpy as np
 
 from . import names
 from .reader import read_into, storage_from_bytes
@@ -118,3 +121,21 @@ def load_legacy(fileobj, make_unpickler, pickle_load_args):
     fileobj.seek(object_start)
     return make_unpickler(fileobj, _LegacyStorages(storages)).load()
 
+
+
+# what torch records about the writing machine; `type_sizes` are those of torch's C types on x86-64/arm64
+_SYS_INFO = {"protocol_version": PROTOCOL_VERSION, "little_endian": sys.byteorder == "little",
+             "type_sizes": {"short": 2, "int": 4, "long": 4}}
+
+
+def write_legacy(fileobj, pickled, storages, protocol):
+    """Write a legacy checkpoint: the headers, `pickled` (from `writer.pickle_with_storages(..., legacy=True)`,
+    whose storage keys are the indices of `storages`), the key list, then each storage's element count
+    (native byte order, as sys_info declares) and bytes."""
+    for header in (MAGIC_NUMBER, PROTOCOL_VERSION, _SYS_INFO):
+        pickle.dump(header, fileobj, protocol=protocol)
+    fileobj.write(pickled)
+    pickle.dump([str(key) for key in range(len(storages))], fileobj, protocol=protocol)
+    for array in storages:
+        fileobj.write(struct.pack("=q", array.size))
+        fileobj.write(memoryview(np.ascontiguousarray(array).reshape(-1).view(np.uint8)))

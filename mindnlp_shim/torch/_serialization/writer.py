@@ -141,9 +141,10 @@ class TensorPickler(pickle._Pickler):
 
     dispatch = _stock_dispatch()
 
-    def __init__(self, file, protocol):
+    def __init__(self, file, protocol, legacy=False):
         super().__init__(file, protocol)
         self.storages = []  # C-contiguous host arrays; record key = index
+        self.legacy = legacy  # the pre-1.6 format's storage ids carry a sixth field (view metadata, None)
 
     def persistent_id(self, obj):
         return obj.pid if type(obj) is _StorageRecord else None
@@ -179,7 +180,13 @@ class TensorPickler(pickle._Pickler):
         storage_name = _dtype.STORAGE_NAMES.get(tensor.dtype)
         if storage_name is not None:
             pid = ("storage", global_name("torch", storage_name), key, "cpu", int(array.size))
+            if self.legacy:
+                pid += (None,)
             return (_REBUILD_V2, (_StorageRecord(pid),) + args)
+        if self.legacy:
+            raise NotImplementedError(f"torch.save(_use_new_zipfile_serialization=False): {tensor.dtype!r} tensors "
+                                      "have no typed storage class for the legacy format (PyTorch cannot load "
+                                      "them back from it either); use the default zip format")
         # dtypes without a typed storage class (uint16/32/64) go through an untyped (byte) storage
         pid = ("storage", _UNTYPED_STORAGE, key, "cpu", int(array.nbytes))
         return (_REBUILD_V3, (_StorageRecord(pid),) + args + (tensor.dtype,))
@@ -215,10 +222,10 @@ class TensorPickler(pickle._Pickler):
         return "torch" + module[len(_SHIM):], qualname
 
 
-def pickle_with_storages(obj, protocol):
-    """(data.pkl bytes, list of storage arrays)"""
+def pickle_with_storages(obj, protocol, legacy=False):
+    """(data.pkl bytes, list of storage arrays); `legacy` for the pre-1.6 file format's storage ids."""
     buffer = io.BytesIO()
-    pickler = TensorPickler(buffer, protocol)
+    pickler = TensorPickler(buffer, protocol, legacy)
     pickler.dump(obj)
     return buffer.getvalue(), pickler.storages
 
