@@ -350,9 +350,8 @@ LINALG = [
     Case("linalg_cholesky", lambda T, x: T.linalg.cholesky(x @ x.mT + T.eye(4)), randn(2, 4, 4), grad=False),
     Case("linalg_cholesky_upper_reads_upper", lambda T, x: T.linalg.cholesky((x @ x.mT + T.eye(4)).triu(),
                                                                              upper=True), randn(4, 4), grad=False),
-    Case("linalg_cholesky_ex_info", lambda T, x: T.linalg.cholesky_ex(T.stack([x @ x.mT + T.eye(3),
-                                                                              -T.eye(3), T.diag(T.tensor([1.0, -1, 1]))])).info,
-         randn(3, 3), grad=False),
+    Case("linalg_cholesky_ex_info", lambda T, x: T.linalg.cholesky_ex(
+        T.stack([x @ x.mT + T.eye(3), -T.eye(3), T.diag(T.tensor([1.0, -1, 1]))])).info, randn(3, 3), grad=False),
     Case("linear_2d", lambda T, x, w, b: F(T).linear(x, w, b), randn(3, 4), randn(5, 4), randn(5), dtypes=LOW),
     Case("linear_3d", lambda T, x, w, b: F(T).linear(x, w, b), randn(2, 3, 4), randn(5, 4), randn(5), dtypes=LOW),
     Case("linear_2d_no_bias", lambda T, x, w: F(T).linear(x, w), randn(3, 4), randn(5, 4)),

@@ -47,27 +47,28 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = cholesky(ops.inverse(precision_matrix))
 
+    def _matrix_shape(self):
+        n = self._event_shape[0]
+        return tuple(self._batch_shape) + (n, n)
+
     @property
     def scale_tril(self):
         if "scale_tril" not in self.__dict__:
-            n = self._event_shape[0]
-            self.__dict__["scale_tril"] = self._unbroadcasted_scale_tril.expand(tuple(self._batch_shape) + (n, n))
+            self.__dict__["scale_tril"] = self._unbroadcasted_scale_tril.expand(self._matrix_shape())
         return self.__dict__["scale_tril"]
 
     @property
     def covariance_matrix(self):
         if "covariance_matrix" not in self.__dict__:
             L = self._unbroadcasted_scale_tril
-            n = self._event_shape[0]
-            self.__dict__["covariance_matrix"] = (L @ L.transpose(-1, -2)).expand(tuple(self._batch_shape) + (n, n))
+            self.__dict__["covariance_matrix"] = (L @ L.mT).expand(self._matrix_shape())
         return self.__dict__["covariance_matrix"]
 
     @property
     def precision_matrix(self):
         if "precision_matrix" not in self.__dict__:
             L_inv = ops.inverse(self._unbroadcasted_scale_tril)
-            n = self._event_shape[0]
-            self.__dict__["precision_matrix"] = (L_inv.transpose(-1, -2) @ L_inv).expand(tuple(self._batch_shape) + (n, n))
+            self.__dict__["precision_matrix"] = (L_inv.mT @ L_inv).expand(self._matrix_shape())
         return self.__dict__["precision_matrix"]
 
     @property
