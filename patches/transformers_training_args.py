@@ -1,4 +1,4 @@
-"""transformers.TrainingArguments: reject, at construction, optimizers whose implementation cannot run on MindSpore.
+"""transformers.TrainingArguments: reject, at construction, optimizers and back ends that cannot run on MindSpore.
 
 Upstream validates `optim` only as a name; a missing or unusable package surfaces when `Trainer.train()` builds
 the optimizer, after the model and data are loaded (and for some packages only inside their kernels). The
@@ -7,6 +7,10 @@ back ends), which the shim cannot load, so no install makes them work here. This
 NotImplementedError naming the option, the package and why, as soon as `TrainingArguments` is built, and
 points at the optimizers that do run. Pure-Python optimizer packages (GaLore, LOMO, schedule-free, GrokAdamW,
 APOLLO, torch-optimi) are left to upstream's own checks.
+
+The same holds for the multi-process and kernel-library fields (`fsdp`, `deepspeed`, `parallelism_config`,
+`ddp_backend`, `use_liger_kernel`): upstream fails on them deep inside accelerate or at the first step, with an
+import error about a torch internal; here they fail at construction saying what is missing.
 
 Written against transformers 5.23 (`TrainingArguments.__post_init__`, `OptimizerNames`); applied for 5.x only.
 """
@@ -47,7 +51,29 @@ def _optim_value(optim):
     return getattr(optim, "value", optim)
 
 
-def _reject_unsupported_optim(wrapped, instance, args, kwargs):
+_NO_DISTRIBUTED = "torch.distributed, which mindnlp-shim does not implement (train in a single process)"
+
+# field -> (is the field set?, why it cannot run on MindSpore)
+UNSUPPORTED_FIELDS = {
+    "fsdp": (bool, f"FSDP shards the model across processes with {_NO_DISTRIBUTED}"),
+    "deepspeed": (lambda v: v is not None,
+                  "DeepSpeed is a set of CUDA/C++ extensions of real PyTorch, which mindnlp-shim cannot load"),
+    "parallelism_config": (lambda v: v is not None,
+                           f"tensor/context/data-shard parallelism builds device meshes with {_NO_DISTRIBUTED}"),
+    "ddp_backend": (lambda v: v is not None, f"a DDP backend starts process groups with {_NO_DISTRIBUTED}"),
+    "use_liger_kernel": (bool, "Liger kernels are Triton GPU kernels written for real PyTorch tensors"),
+}
+
+
+def _reject_unsupported_fields(instance):
+    for field, (is_set, reason) in UNSUPPORTED_FIELDS.items():
+        value = getattr(instance, field, None)
+        if is_set(value):
+            raise NotImplementedError(f"TrainingArguments({field}={value!r}) is not supported on MindSpore: {reason}.")
+
+
+def _reject_what_cannot_run(wrapped, instance, args, kwargs):
+    _reject_unsupported_fields(instance)  # before upstream's checks, which try to set these up
     result = wrapped(*args, **kwargs)
     name = _optim_value(instance.optim)
     if name in UNSUPPORTED_OPTIMS:
@@ -63,4 +89,4 @@ def apply(module):
 
     if _major(transformers.__version__) != SUPPORTED_MAJOR or not hasattr(module.TrainingArguments, "__post_init__"):
         return
-    wrapt.wrap_function_wrapper(module, "TrainingArguments.__post_init__", _reject_unsupported_optim)
+    wrapt.wrap_function_wrapper(module, "TrainingArguments.__post_init__", _reject_what_cannot_run)

@@ -545,6 +545,10 @@ def test_dtype_conversion_keeps_parameter_objects_and_grads():
     assert weight.grad.dtype == torch.float64 and not np.allclose(arr(weight.grad), before)
     net.half()
     assert weight.dtype == torch.float16
+    # every op sees the new dtype, including MindSpore primitives that infer from cached tensor types
+    rows = torch.tensor([0, 1])
+    assert weight[rows].dtype == torch.float16 and weight.mean().dtype == torch.float16
+    assert torch.nn.functional.embedding(rows, weight).dtype == torch.float16
     net.to(torch.float32)
     assert weight.dtype == torch.float32
     net.to(dtype=torch.bfloat16)

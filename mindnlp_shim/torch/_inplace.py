@@ -21,6 +21,21 @@ _ms_copy = mindspore.Tensor.copy_  # MindSpore's own, captured before the torch 
 _update_data = TensorPy._update_data
 
 
+def swap_data(tensor, new):
+    """`tensor` takes `new`'s storage, shape and dtype, keeping its identity (torch's `t.data = new`).
+
+    After a dtype change MindSpore's PyNative executor still holds the tensor's old type in its per-tensor
+    caches, and primitives with constant arguments (Gather, ReduceSum, BiasAdd) then infer the old dtype for
+    it; clearing those caches makes every op see the new type. Clearing also drops the executor's grad flag,
+    which is put back."""
+    changes_dtype = new.dtype != tensor.dtype
+    _update_data(tensor, new)
+    if changes_dtype:
+        recording = _pynative_executor.grad_flag()
+        _pynative_executor.clear_res()
+        _pynative_executor.set_grad_flag(recording)
+
+
 def _fresh_copy(value):
     """A copy that shares no storage with `value` (so later writes into either stay separate)."""
     if ON_CPU and value.dtype != mindspore.bfloat16:

@@ -15,9 +15,8 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 import mindspore
-from mindspore._c_expression import TensorPy as _TensorPy
 
-from ... import _dtype
+from ... import _dtype, _inplace
 from ..._runtime import ensure_recording as _ensure_recording
 from ..._size import Size
 from ...autograd.grad_mode import no_grad
@@ -138,7 +137,7 @@ def _move_payload(target, new):
     if new is target:
         return True
     try:
-        _TensorPy._update_data(target, new)
+        _inplace.swap_data(target, new)
         return True
     except (RuntimeError, TypeError, ValueError):
         return False
