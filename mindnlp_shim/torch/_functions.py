@@ -15,7 +15,7 @@ __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_non
            "get_autocast_dtype", "get_autocast_gpu_dtype", "compile", "is_warn_always_enabled",
            "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "get_default_device", "set_default_device",
-           "is_grad_enabled_for", "Storage", "TypedStorage"]
+           "is_grad_enabled_for", "Storage", "TypedStorage", "OutOfMemoryError"]
 
 
 def is_tensor(obj):
@@ -98,6 +98,11 @@ def get_num_interop_threads():
 
 def set_num_interop_threads(n):
     _threads["inter"] = int(n)
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError), for code that raises or catches it by name.
+    MindSpore's own allocation failures are not translated into it: they keep their RuntimeError messages."""
 
 
 _deterministic = {"on": False, "warn_only": False}

@@ -3,6 +3,7 @@ import contextlib
 
 from .._runtime import DEVICE_TARGET
 from .. import _stand_ins
+from .._functions import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 from . import amp  # noqa: F401
 
 _ON_GPU = DEVICE_TARGET == "GPU"
