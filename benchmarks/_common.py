@@ -26,6 +26,19 @@ TINY_CONFIG = dict(
     num_labels=NUM_LABELS,
 )
 
+# The one definition of the tiny Llama (LlamaForCausalLM): grouped-query attention (4 query heads share 2 key/value
+# heads), RoPE, RMSNorm, SiLU-gated MLP, untied LM head. Other fields keep LlamaConfig's defaults (rms_norm_eps
+# 1e-6, rope_theta 10000, no biases, no dropout).
+TINY_LLAMA_CONFIG = dict(
+    hidden_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=256,
+    vocab_size=1024,
+    max_position_embeddings=256,
+)
+
 # Optimizer step: clip to global norm 1.0, AdamW with torch's defaults otherwise, linear decay with no warmup.
 LR = 2e-5
 WEIGHT_DECAY = 0.01
@@ -55,6 +68,19 @@ def write_inputs(path, vocab_size, seed=0):
     attention_mask = (np.arange(SEQ_LEN)[None, :] < lengths[:, None]).astype(np.int64)
     input_ids[attention_mask == 0] = 0  # [PAD]
     labels = rng.integers(0, NUM_LABELS, size=(BATCH,), dtype=np.int64)
+    np.savez(path, input_ids=input_ids, attention_mask=attention_mask, labels=labels)
+
+
+def write_lm_inputs(path, vocab_size, seed=0):
+    """Causal-LM inputs: token ids, an attention mask with right padding, and labels equal to the ids with -100
+    (ignored by the loss) on padding, as a data collator for causal LM makes them."""
+    rng = np.random.default_rng(seed)
+    input_ids = rng.integers(3, vocab_size, size=(BATCH, SEQ_LEN), dtype=np.int64)  # 0-2: pad/bos/eos
+    lengths = rng.integers(SEQ_LEN // 2, SEQ_LEN + 1, size=BATCH)
+    lengths[0] = SEQ_LEN
+    attention_mask = (np.arange(SEQ_LEN)[None, :] < lengths[:, None]).astype(np.int64)
+    input_ids[attention_mask == 0] = 0
+    labels = np.where(attention_mask == 1, input_ids, -100)
     np.savez(path, input_ids=input_ids, attention_mask=attention_mask, labels=labels)
 
 

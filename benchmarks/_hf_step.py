@@ -3,15 +3,24 @@
 `_torch_step.py` runs it on real torch and `_shim_step.py` runs it under `import mindnlp`; whichever `torch`
 is importable when `measure` is called is the one measured.
 """
+import json
+import os
+
 import numpy as np
 
 import _common
 
 
 def load_model(torch, model_dir, extra_weights):
-    from transformers import BertForSequenceClassification
+    """BERT checkpoints as a 2-label sequence classifier; Llama checkpoints as a causal LM (loss over next tokens)."""
+    from transformers import BertForSequenceClassification, LlamaForCausalLM
 
-    model = BertForSequenceClassification.from_pretrained(model_dir, num_labels=_common.NUM_LABELS)
+    with open(os.path.join(model_dir, "config.json")) as f:
+        model_type = json.load(f)["model_type"]
+    if model_type == "llama":
+        model = LlamaForCausalLM.from_pretrained(model_dir)
+    else:
+        model = BertForSequenceClassification.from_pretrained(model_dir, num_labels=_common.NUM_LABELS)
     if extra_weights:
         # The checkpoint has no classifier; from_pretrained drew one from this process's RNG. Replace it with the
         # shared one and confirm it landed, so every implementation starts from identical weights.

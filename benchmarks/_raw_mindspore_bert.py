@@ -8,30 +8,12 @@ zero-copy `asnumpy()` views. It loads the same checkpoint files as the transform
 same function; `--check` verifies that against real torch.
 """
 import json
-import math
 import os
 
 import numpy as np
 
 import _common
-
-
-_configured = False
-
-
-def configure_mindspore():
-    """Thread settings must be applied before the first op runs (and only once); the grad flag turns on recording."""
-    global _configured
-    if _configured:
-        return
-    _configured = True
-    import mindspore
-    from mindspore import _c_expression
-    from mindspore.graph.api import _pynative_executor
-
-    _c_expression.disable_multi_thread()
-    mindspore.device_context.cpu.op_tuning.threads_num(2)
-    _pynative_executor.set_grad_flag(True)
+import _raw_mindspore_train
 
 
 def load_weights(model_dir, extra_weights):
@@ -46,7 +28,6 @@ def load_weights(model_dir, extra_weights):
 
 class RawBertClassifier:
     def __init__(self, config, arrays):
-        import mindspore
         from mindspore import ops
 
         if config.get("hidden_act", "gelu") != "gelu":
@@ -64,16 +45,11 @@ class RawBertClassifier:
         self.matmul_transpose_b = ops.BatchMatMul(transpose_b=True)
         self.layer_norm = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1, epsilon=config.get("layer_norm_eps", 1e-12))
 
-        # Leaf tensors over private float32 copies; AdamW later writes into these arrays through asnumpy() views.
-        self.params = {}
-        for name, array in arrays.items():
-            if name.endswith("position_ids") or name.endswith("token_type_ids"):
-                continue  # buffers, not parameters
-            tensor = mindspore.Tensor.from_numpy(np.array(array, dtype=np.float32, copy=True))
-            tensor.requires_grad_(True)
-            self.params[name] = tensor
+        buffers = ("position_ids", "token_type_ids")
+        self.params = _raw_mindspore_train.leaf_parameters(
+            {name: array for name, array in arrays.items() if not name.endswith(buffers)}
+        )
         self.names = list(self.params)
-        self.mindspore = mindspore
 
     def _dropout(self, x, p, training):
         return self.ops.dropout(x, p=p, training=True) if training and p > 0 else x
@@ -120,54 +96,14 @@ class RawBertClassifier:
         return ops.cross_entropy(logits, labels)
 
 
-class NumpyAdamW:
-    """torch.optim.AdamW's update (decoupled weight decay, bias correction), in place on NumPy views."""
-
-    def __init__(self, params):
-        self.params = params
-        self.exp_avg = [np.zeros(t.shape, np.float32) for t in params]
-        self.exp_avg_sq = [np.zeros(t.shape, np.float32) for t in params]
-        self.scratch = [np.empty(t.shape, np.float32) for t in params]
-        self.step_count = 0
-
-    def step(self, grads, lr):
-        beta1, beta2 = _common.BETAS
-        self.step_count += 1
-        bias_correction1 = 1 - beta1 ** self.step_count
-        sqrt_bias_correction2 = math.sqrt(1 - beta2 ** self.step_count)
-        step_size = lr / bias_correction1
-        for tensor, grad, m, v, tmp in zip(self.params, grads, self.exp_avg, self.exp_avg_sq, self.scratch):
-            param = tensor.asnumpy()  # re-fetched every step: a view taken earlier may be stale
-            param *= 1 - lr * _common.WEIGHT_DECAY
-            m *= beta1
-            np.multiply(grad, 1 - beta1, out=tmp)
-            m += tmp
-            v *= beta2
-            np.multiply(grad, grad, out=tmp)
-            tmp *= 1 - beta2
-            v += tmp
-            np.sqrt(v, out=tmp)
-            tmp /= sqrt_bias_correction2
-            tmp += _common.ADAM_EPS
-            np.divide(m, tmp, out=tmp)
-            tmp *= step_size
-            param -= tmp
-
-
-def clip_grad_norm(grads, max_norm):
-    """torch.nn.utils.clip_grad_norm_ (2-norm over all grads), in place; returns the norm before clipping."""
-    total = math.sqrt(sum(float(np.dot(g.ravel(), g.ravel())) for g in grads))
-    coefficient = max_norm / (total + 1e-6)
-    if coefficient < 1.0:
-        for g in grads:
-            g *= np.float32(coefficient)
-    return total
-
-
-def make_step(model, batch, total_steps):
+def build(args):
+    """The model and the fixed batch; returns (loss_of(training) -> loss tensor, the parameters in order)."""
     import mindspore
-    from mindspore import _c_expression
 
+    with open(os.path.join(args.model_dir, "config.json")) as f:
+        config = json.load(f)
+    model = RawBertClassifier(config, load_weights(args.model_dir, args.extra_weights))
+    batch = _common.read_inputs(args.inputs)
     seq_len = batch["input_ids"].shape[1]
     input_ids = mindspore.Tensor(batch["input_ids"])
     labels = mindspore.Tensor(batch["labels"])
@@ -178,39 +114,15 @@ def make_step(model, batch, total_steps):
     mask_bias = mindspore.Tensor(np.ascontiguousarray(np.broadcast_to(mask_bias[:, None, None, :], scores_shape)))
     token_type_ids = mindspore.Tensor(np.zeros((seq_len,), np.int64))
     position_ids = mindspore.Tensor(np.arange(seq_len, dtype=np.int64))
-    params = [model.params[name] for name in model.names]
-    optimizer = NumpyAdamW(params)
-    schedule_steps = [0]
 
-    def step(update=True, training=True):
-        loss = model.loss(input_ids, mask_bias, labels, token_type_ids, position_ids, training)
-        value = float(loss.asnumpy())
-        if not update:
-            return value
-        _c_expression.run_backward((loss,), (), False, False, ())
-        grads = [t._grad.asnumpy() for t in params]
-        clip_grad_norm(grads, _common.MAX_GRAD_NORM)
-        lr = _common.LR * _common.linear_schedule_factor(schedule_steps[0], total_steps)
-        optimizer.step(grads, lr)
-        schedule_steps[0] += 1
-        for t in params:
-            t._grad = None  # zero_grad(set_to_none=True)
-        return value
+    def loss_of(training):
+        return model.loss(input_ids, mask_bias, labels, token_type_ids, position_ids, training)
 
-    return step
+    return loss_of, [model.params[name] for name in model.names]
 
 
 def body(args):
-    configure_mindspore()
-    with open(os.path.join(args.model_dir, "config.json")) as f:
-        config = json.load(f)
-    model = RawBertClassifier(config, load_weights(args.model_dir, args.extra_weights))
-    batch = _common.read_inputs(args.inputs)
-    if args.check:
-        step = make_step(model, batch, _common.CHECK_STEPS)
-        return {"check_losses": _common.check_losses(lambda update=True: step(update, training=False))}
-    step = make_step(model, batch, args.warmup + args.steps)
-    return _common.timing_result(*_common.time_steps(step, args.warmup, args.steps))
+    return _raw_mindspore_train.run_body(args, build)
 
 
 if __name__ == "__main__":

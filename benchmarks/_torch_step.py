@@ -1,7 +1,7 @@
 """Child process: the transformers training step on real torch (CPU, 2 threads).
 
-Also writes the tiny BERT checkpoint (`--make-tiny DIR`), so its weights come from torch's own initialisation
-with a fixed seed and every implementation loads the same file.
+Also writes the tiny checkpoints (`--make-tiny DIR` for BERT, `--make-tiny-llama DIR` for Llama), so their weights
+come from torch's own initialisation with a fixed seed and every implementation loads the same file.
 """
 import sys
 
@@ -18,6 +18,14 @@ def make_tiny_checkpoint(directory, seed=0):
     model.save_pretrained(directory)  # config.json + model.safetensors
 
 
+def make_tiny_llama_checkpoint(directory, seed=0):
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    LlamaForCausalLM(LlamaConfig(**_common.TINY_LLAMA_CONFIG)).save_pretrained(directory)
+
+
 def body(args):
     import torch
 
@@ -28,5 +36,7 @@ def body(args):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--make-tiny":
         make_tiny_checkpoint(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--make-tiny-llama":
+        make_tiny_llama_checkpoint(sys.argv[2])
     else:
         _common.run_child("torch", body)

@@ -4,7 +4,7 @@ Each benchmark runs as its own command (its table is printed as it finishes); at
 is printed and every figure is written to one JSON file.
 
     python benchmarks/run_all.py                     # full settings (roughly 15-25 minutes on 2 busy cores)
-    python benchmarks/run_all.py --quick             # fewer repetitions, tiny model only for step time
+    python benchmarks/run_all.py --quick             # fewer repetitions, tiny models only for step time
     python benchmarks/run_all.py --only dispatch,memory --json /tmp/results.json
 """
 import argparse
@@ -26,14 +26,14 @@ BENCHMARKS = {
     "import": ("import_time.py", [], ["--runs", "1", "--warmup", "0"]),
     "memory": ("finetune_memory.py", [], ["--steps", "3"]),
     # a MiniLM step takes 5-30 s on 2 shared cores, so a child gets more than trainer_step.py's default 180 s
-    "step": ("trainer_step.py", ["--timeout", "1200"], ["--models", "tiny", "--steps", "3", "--warmup", "1",
-                                                         "--timeout", "600"]),
+    "step": ("trainer_step.py", ["--timeout", "1200"], ["--models", "tiny,tiny-llama", "--steps", "3", "--warmup",
+                                                         "1", "--timeout", "600"]),
 }
 
 
 def parse_arguments(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions and steps; tiny model only for step time")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions and steps; tiny models only for step time")
     parser.add_argument("--only", default=",".join(BENCHMARKS), help=f"comma list from: {', '.join(BENCHMARKS)}")
     parser.add_argument("--json", default=DEFAULT_JSON, help=f"where to write all figures (default: {DEFAULT_JSON})")
     args = parser.parse_args(argv)

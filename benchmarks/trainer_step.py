@@ -1,10 +1,11 @@
 """Seconds per optimizer step: ours (transformers under the shim) vs a raw-MindSpore floor vs real torch.
 
 One step = forward + backward + clip_grad_norm(1.0) + AdamW(lr 2e-5, wd 0.01) + linear LR schedule step +
-zero_grad, batch 16, sequence 128. Every implementation runs in its own subprocess, one after another, on the
+zero_grad, batch 16, sequence 128, for a tiny BERT classifier, the pretrained MiniLM-L6 and a tiny Llama causal LM.
+Every implementation runs in its own subprocess, one after another, on the
 same weights and inputs. See benchmarks/README.md for the columns.
 
-    python benchmarks/trainer_step.py                      # both models, all three implementations
+    python benchmarks/trainer_step.py                      # all three models, all three implementations
     python benchmarks/trainer_step.py --models tiny --impls raw,torch --steps 10
     python benchmarks/trainer_step.py --check              # dropout-free losses compared, no timing
 """
@@ -21,12 +22,11 @@ import _runner
 from _runner import child_environment, print_markdown, run_child, split_choices
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CHILD_SCRIPTS = {
-    "ours": "_shim_step.py",
-    "raw": "_raw_mindspore_bert.py",
-    "torch": "_torch_step.py",
-}
-DEFAULT_STEPS = {"tiny": 10, "minilm": 5}
+IMPLS = ("ours", "raw", "torch")
+CHILD_SCRIPTS = {"ours": "_shim_step.py", "torch": "_torch_step.py"}  # the same for every model
+RAW_SCRIPTS = {"tiny": "_raw_mindspore_bert.py", "minilm": "_raw_mindspore_bert.py",
+               "tiny-llama": "_raw_mindspore_llama.py"}
+DEFAULT_STEPS = {"tiny": 10, "minilm": 5, "tiny-llama": 10}
 CHECK_RELATIVE_TOLERANCE = 1e-4
 CHECK_UPDATE_TOLERANCE = 1e-2
 UPDATE_SLACK = 2e-7
@@ -34,9 +34,9 @@ UPDATE_SLACK = 2e-7
 
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", default="tiny,minilm", help="comma list from: tiny, minilm")
+    parser.add_argument("--models", default="tiny,minilm,tiny-llama", help="comma list from: tiny, minilm, tiny-llama")
     parser.add_argument("--impls", default="ours,raw,torch", help="comma list from: ours, raw, torch")
-    parser.add_argument("--steps", type=int, help="timed steps per run (default: 10 for tiny, 5 for minilm)")
+    parser.add_argument("--steps", type=int, help="timed steps per run (default: 10 for the tiny models, 5 for minilm)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps before timing")
     parser.add_argument("--check", action="store_true", help="compare dropout-free losses against real torch instead of timing")
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a child run counts as failed")
@@ -44,37 +44,53 @@ def parse_arguments():
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     args.models = split_choices(parser, args.models, DEFAULT_STEPS)
-    args.impls = split_choices(parser, args.impls, CHILD_SCRIPTS)
+    args.impls = split_choices(parser, args.impls, IMPLS)
     return args
 
 
+def make_tiny_checkpoint(flag, directory, timeout, verbose):
+    """Real torch writes a tiny checkpoint from its own seeded initialisation (`_torch_step.py --make-tiny...`)."""
+    made = subprocess.run(
+        [sys.executable, os.path.join(HERE, "_torch_step.py"), flag, directory],
+        cwd=HERE, env=child_environment(), capture_output=True, text=True, timeout=timeout,
+    )
+    if verbose or made.returncode != 0:
+        sys.stderr.write(made.stderr)
+    if made.returncode != 0:
+        raise SystemExit(f"could not write the checkpoint of {flag} (needs real torch and transformers)")
+
+
 def prepare_models(names, workdir, timeout, verbose):
-    """Per model: its checkpoint directory and the extra weights file all three implementations load."""
+    """Per model: its checkpoint directory, the extra weights file and the inputs file all implementations load.
+    The BERT models share token ids from BERT's 30522-word vocabulary; the Llama gets causal-LM inputs."""
     prepared = {}
+    bert_inputs = os.path.join(workdir, "bert-inputs.npz")
+    if {"tiny", "minilm"} & set(names):
+        _common.write_inputs(bert_inputs, _common.TINY_CONFIG["vocab_size"])
     for name in names:
         if name == "tiny":
             directory = os.path.join(workdir, "tiny-bert")
-            made = subprocess.run(
-                [sys.executable, os.path.join(HERE, "_torch_step.py"), "--make-tiny", directory],
-                cwd=HERE, env=child_environment(), capture_output=True, text=True, timeout=timeout,
-            )
-            if verbose or made.returncode != 0:
-                sys.stderr.write(made.stderr)
-            if made.returncode != 0:
-                raise SystemExit("could not write the tiny BERT checkpoint (needs real torch and transformers)")
-            prepared[name] = (directory, None)
+            make_tiny_checkpoint("--make-tiny", directory, timeout, verbose)
+            prepared[name] = (directory, None, bert_inputs)
+        elif name == "tiny-llama":
+            directory = os.path.join(workdir, "tiny-llama")
+            make_tiny_checkpoint("--make-tiny-llama", directory, timeout, verbose)
+            inputs = os.path.join(workdir, "llama-inputs.npz")
+            _common.write_lm_inputs(inputs, _common.TINY_LLAMA_CONFIG["vocab_size"])
+            prepared[name] = (directory, None, inputs)
         else:
             directory = _common.minilm_dir()
             with open(os.path.join(directory, "config.json")) as f:
                 hidden_size = json.load(f)["hidden_size"]
             head = os.path.join(workdir, "minilm-classifier.safetensors")
             _common.write_classifier(head, hidden_size)
-            prepared[name] = (directory, head)
+            prepared[name] = (directory, head, bert_inputs)
     return prepared
 
 
-def child_command(impl, model_dir, extra_weights, inputs, args, steps):
-    command = [CHILD_SCRIPTS[impl], "--model-dir", model_dir, "--inputs", inputs]
+def child_command(impl, model, model_dir, extra_weights, inputs, args, steps):
+    script = RAW_SCRIPTS[model] if impl == "raw" else CHILD_SCRIPTS[impl]
+    command = [script, "--model-dir", model_dir, "--inputs", inputs]
     if extra_weights:
         command += ["--extra-weights", extra_weights]
     if args.check:
@@ -209,15 +225,13 @@ def main():
           f"load average {os.getloadavg()[0]:.2f}; python {sys.executable}", flush=True)
     rows = []
     with tempfile.TemporaryDirectory(prefix="trainer_step_") as workdir:
-        inputs = os.path.join(workdir, "inputs.npz")
-        _common.write_inputs(inputs, _common.TINY_CONFIG["vocab_size"])  # both models use BERT's 30522 vocab
         prepared = prepare_models(args.models, workdir, args.timeout, args.verbose)
         for model in args.models:
-            model_dir, extra_weights = prepared[model]
+            model_dir, extra_weights, inputs = prepared[model]
             steps = args.steps or DEFAULT_STEPS[model]
             results = {}
             for impl in args.impls:
-                command = child_command(impl, model_dir, extra_weights, inputs, args, steps)
+                command = child_command(impl, model, model_dir, extra_weights, inputs, args, steps)
                 results[impl] = run_child(command, args.timeout, args.verbose)
                 print(f"  {model} {impl}: {format_time(results[impl])}", flush=True)
             rows.append((model, results))

@@ -38,3 +38,27 @@ def test_dispatch_benchmark_rejects_an_unknown_op():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "no_such_op" in proc.stderr
+
+
+TRAINER_STEP = os.path.join(REPO_ROOT, "benchmarks", "trainer_step.py")
+
+
+def test_tiny_llama_floor_computes_the_same_losses_as_ours_and_real_torch(tmp_path):
+    """trainer_step.py --check on the tiny Llama: the hand-written MindSpore floor, transformers under the shim and
+    transformers on real torch load one checkpoint and one batch and report the same dropout-free losses."""
+    out = tmp_path / "check.json"
+    proc = subprocess.run(
+        [sys.executable, TRAINER_STEP, "--models", "tiny-llama", "--check", "--json", str(out)],
+        cwd=str(tmp_path), env=dict(os.environ, GLOG_v="3"), capture_output=True, text=True, timeout=400,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads(out.read_text())["models"]["tiny-llama"]["results"]
+    losses = {impl: results[impl]["check_losses"] for impl in ("ours", "raw", "torch")}
+    reference = losses["torch"]
+    # an untrained causal LM over 1024 tokens starts near ln(1024); two AdamW steps on one batch lower the loss
+    assert abs(reference[0] - math.log(1024)) < 0.1, reference
+    assert reference[2] < reference[1] < reference[0], reference
+    for impl in ("raw", "ours"):
+        assert len(losses[impl]) == 3
+        for mine, theirs in zip(losses[impl], reference):
+            assert abs(mine - theirs) <= 1e-4 * abs(theirs), (impl, losses[impl], reference)
