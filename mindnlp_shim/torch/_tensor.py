@@ -168,7 +168,7 @@ def _set_data(self, value):
     # torch: `t.data = v` makes t use v's storage (shape and dtype included), outside autograd
     if not isinstance(value, Tensor):
         raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
-    _inplace._update_data(self, value)
+    _inplace.swap_data(self, value)
 
 
 _META = _device_cls("meta")
