@@ -525,9 +525,10 @@ def _conv1d_padding(padding):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    # torch's (ph, pw) is what ops.conv2d takes too: it expands it to (top, bottom, left, right) itself
     pad_mode, pad = ("pad", padding) if not isinstance(padding, str) else (padding, 0)
     if isinstance(pad, (tuple, list)):
-        pad = tuple(p for p in pad for _ in (0, 1))  # (ph, pw) -> (top, bottom, left, right)
+        pad = tuple(pad)
     out = ops.conv2d(input, weight, None, stride, pad_mode, pad, dilation, groups)
     if bias is not None:
         out = ops.add(out, bias.reshape(1, -1, 1, 1))
