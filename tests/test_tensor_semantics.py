@@ -241,6 +241,20 @@ def test_inplace_on_parameter_data_keeps_the_parameter():
         assert values(p).tolist() == [[0.0] * 4] + [[6.0] * 4] * 2
 
 
+def test_data_assignment_with_a_new_shape_reaches_every_op():
+    """`p.data = bigger` (transformers pads a tied output bias so when resizing embeddings) must be seen by ops
+    with constant arguments such as BiasAdd (F.linear), not only by Python-level shape queries."""
+    outs = []
+    for T in (mt, rt):
+        bias = T.nn.Parameter(T.zeros(3))
+        weight = T.tensor(np.arange(10, dtype=np.float32).reshape(5, 2))
+        T.nn.functional.linear(T.ones(1, 2), weight[:3], bias)  # the op has seen the old shape
+        bias.data = T.nn.functional.pad(bias.data, (0, 2), "constant", 1.0)
+        outs.append(values(T.nn.functional.linear(T.ones(1, 2), weight, bias)))
+        assert isinstance(bias, T.nn.Parameter) and tuple(bias.shape) == (5,)
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
 def test_inplace_in_graph_gradients():
     grads = []
     for T in (mt, rt):

@@ -24,13 +24,14 @@ _update_data = TensorPy._update_data
 def swap_data(tensor, new):
     """`tensor` takes `new`'s storage, shape and dtype, keeping its identity (torch's `t.data = new`).
 
-    After a dtype change MindSpore's PyNative executor still holds the tensor's old type in its per-tensor
-    caches, and primitives with constant arguments (Gather, ReduceSum, BiasAdd) then infer the old dtype for
-    it; clearing those caches makes every op see the new type. Clearing also drops the executor's grad flag,
-    which is put back."""
-    changes_dtype = new.dtype != tensor.dtype
+    After a dtype or shape change MindSpore's PyNative executor still holds the tensor's old type and shape in
+    its per-tensor caches, and primitives with constant arguments (Gather, ReduceSum, BiasAdd) then infer the
+    old ones for it; clearing those caches makes every op see the new type and shape (transformers resizes a
+    tied output bias with `bias.data = pad(...)`). Clearing also drops the executor's grad flag, which is put
+    back."""
+    changes_layout = new.dtype != tensor.dtype or tuple(new.shape) != tuple(tensor.shape)
     _update_data(tensor, new)
-    if changes_dtype:
+    if changes_layout:
         recording = _pynative_executor.grad_flag()
         _pynative_executor.clear_res()
         _pynative_executor.set_grad_flag(recording)
