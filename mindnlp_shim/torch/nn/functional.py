@@ -9,6 +9,7 @@ from .. import _dtype
 from .._ops import pointwise as _pw, reduction as _red, shape as _sh
 from .._ops.creation import _filled
 from ..random import _numpy_rng
+from . import _lean_backward as _lean
 
 Tensor = mindspore.Tensor
 _layer_norm_prims = {}
@@ -115,8 +116,12 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 # ---------------------------------------------------------------- dropout (drawn from the shim's RNG)
+def _keep_bools(shape, p, generator=None):
+    return _numpy_rng(generator).random(tuple(shape), dtype=np.float32) >= p
+
+
 def _keep_mask(shape, p, dtype, generator=None):
-    keep = _numpy_rng(generator).random(tuple(shape), dtype=np.float32) >= p
+    keep = _keep_bools(shape, p, generator)
     scaled = keep.astype(np.float32) * np.float32(1.0 / (1.0 - p))
     mask = Tensor.from_numpy(scaled)
     return mask if dtype == mindspore.float32 else ops.cast(mask, dtype)
@@ -162,6 +167,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    if approximate == "none":
+        return _lean.gelu_exact(input)
     return ops.gelu(input, approximate=approximate)
 
 
@@ -425,36 +432,46 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v, computed as torch's math backend defines it.
 
-    Faster formulation of the same function on MindSpore: q is scaled before the product (L*E elements instead
-    of L*S), k is never transposed in memory (BatchMatMul with transpose_b), and masks are applied as one
-    broadcast addition (a boolean mask becomes 0/-inf on its own, smaller, shape first)."""
+    Under autograd it is one Function that keeps q, k, v and recomputes the weights in the backward
+    (`_lean_backward.attention`). Otherwise, the faster formulation of the same function on MindSpore: q is
+    scaled before the product (L*E elements instead of L*S), k is never transposed in memory (BatchMatMul with
+    transpose_b), and masks are applied as one broadcast addition (a boolean mask becomes 0/-inf on its own,
+    smaller, shape first)."""
     if enable_gqa and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
         key = ops.repeat_interleave(key, groups, key.ndim - 3)
         value = ops.repeat_interleave(value, groups, value.ndim - 3)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    query = ops.mul(query, scale)
-    if query.ndim >= 3 and query.shape[:-2] == key.shape[:-2]:
-        scores = _batch_matmul_key_transposed(query, key)
+    additive, attended = _additive_attention_mask(query, key, attn_mask, is_causal)
+    if 0.0 <= dropout_p < 1.0 and _lean.can_run_attention(query, key, value, additive):
+        keep = _keep_bools(tuple(query.shape[:-1]) + (key.shape[-2],), dropout_p) if dropout_p > 0.0 else None
+        out = _lean.attention(query, key, value, additive, scale, keep, 1.0 / (1.0 - dropout_p))
     else:
-        scores = ops.matmul(query, _sh.transpose(key, -2, -1))
+        query = ops.mul(query, scale)
+        if query.ndim >= 3 and query.shape[:-2] == key.shape[:-2]:
+            scores = _batch_matmul_key_transposed(query, key)
+        else:
+            scores = ops.matmul(query, _sh.transpose(key, -2, -1))
+        weights = ops.softmax(scores if additive is None else ops.add(scores, additive), -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p, True)
+        out = ops.matmul(weights, value)
+    return out if attended is None else ops.mul(out, attended)
+
+
+def _additive_attention_mask(query, key, attn_mask, is_causal):
+    """(mask to add to the scores or None, per-row 0/1 factor for rows with no visible key or None)."""
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("scaled_dot_product_attention: attn_mask and is_causal cannot both be set")
-        scores = ops.add(scores, _causal_additive_mask(query.shape[-2], key.shape[-2], scores.dtype))
-    attended = None
-    if not is_causal and attn_mask is not None:
-        if attn_mask.dtype == mindspore.bool_:
-            attn_mask = ops.masked_fill(ops.zeros(attn_mask.shape, scores.dtype), ops.logical_not(attn_mask),
-                                        float("-inf"))
-        attn_mask = ops.cast(attn_mask, scores.dtype) if attn_mask.dtype != scores.dtype else attn_mask
-        attn_mask, attended = _without_fully_masked_rows(attn_mask)
-        scores = ops.add(scores, attn_mask)
-    weights = ops.softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    out = ops.matmul(weights, value)
-    return out if attended is None else ops.mul(out, attended)
+        return _causal_additive_mask(query.shape[-2], key.shape[-2], query.dtype), None
+    if attn_mask is None:
+        return None, None
+    if attn_mask.dtype == mindspore.bool_:
+        attn_mask = ops.masked_fill(ops.zeros(attn_mask.shape, query.dtype), ops.logical_not(attn_mask),
+                                    float("-inf"))
+    attn_mask = ops.cast(attn_mask, query.dtype) if attn_mask.dtype != query.dtype else attn_mask
+    return _without_fully_masked_rows(attn_mask)
 
 
 def _without_fully_masked_rows(additive_mask):

@@ -68,9 +68,11 @@ def zeros_state(param_array, fill=0.0):
 
 
 def zeros_like_param(param):
-    """torch's `zeros_like(p)` for optimizer state, made where the update reads it (host view or device)."""
-    if uses_host_math():
-        return zeros_state(param.asnumpy())
+    """torch's `zeros_like(p)` for optimizer state. Allocated by MindSpore on every target: on the CPU its
+    memory pool still holds the activations the backward just freed, so the first step's state reuses that
+    memory instead of growing the process (its `asnumpy()` is a zero-copy view all the same)."""
+    if uses_host_math() and param.dtype == mindspore.bfloat16:
+        return zeros_state(param.asnumpy())  # (no bfloat16 fill kernel on the CPU)
     return ops.zeros(param.shape, param.dtype)
 
 

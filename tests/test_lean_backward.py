@@ -1,0 +1,80 @@
+"""The single-Function GELU and attention (mindnlp_shim/torch/nn/_lean_backward.py): the same values and
+gradients as the plain compositions, dropout included, while keeping less memory for the backward.
+(Values and gradients against real torch: tests/test_ops_parity.py, cases gelu and sdpa_*.)"""
+import math
+
+import numpy as np
+import pytest
+
+import mindnlp_shim.torch as torch
+from mindnlp_shim.torch.nn import functional as F
+from mindnlp_shim.torch.nn import _lean_backward as lean
+
+
+def _arr(t):
+    return np.asarray(t.detach().numpy(), dtype=np.float64)
+
+
+def _leaves(*shapes, seed=0):
+    rng = np.random.RandomState(seed)
+    return [torch.tensor(rng.randn(*s).astype(np.float32), requires_grad=True) for s in shapes]
+
+
+def _composite_attention(q, k, v, mask, scale, keep=None, p=0.0):
+    weights = torch.softmax(q @ k.transpose(-1, -2) * scale + mask, -1)
+    if keep is not None:
+        weights = weights * torch.tensor(keep.astype(np.float32) / (1.0 - p))
+    return weights @ v
+
+
+@pytest.mark.parametrize("dropout_p", [0.0, 0.3])
+def test_attention_matches_the_composition_with_the_same_dropout_mask(dropout_p):
+    q, k, v = _leaves((2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 7))
+    mask = torch.tensor(np.where(np.random.RandomState(1).rand(2, 1, 5, 6) < 0.2, -np.inf, 0.0).astype(np.float32))
+    torch.manual_seed(5)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+    torch.manual_seed(5)
+    keep = F._keep_bools((2, 3, 5, 6), dropout_p) if dropout_p else None  # the draw the call made
+    grad_out = torch.tensor(np.random.RandomState(2).randn(2, 3, 5, 7).astype(np.float32))
+    lean_grads = torch.autograd.grad(out, (q, k, v), grad_out)
+    reference = _composite_attention(q, k, v, mask, 0.5, keep, dropout_p)
+    reference_grads = torch.autograd.grad(reference, (q, k, v), grad_out)
+    np.testing.assert_allclose(_arr(out), _arr(reference), rtol=1e-5, atol=1e-6)
+    for got, want in zip(lean_grads, reference_grads):
+        np.testing.assert_allclose(_arr(got), _arr(want), rtol=1e-4, atol=1e-5)
+    if dropout_p:
+        assert 0 < (~keep).sum() < keep.size  # some weights were dropped
+
+
+def test_attention_keeps_only_its_inputs_for_the_backward():
+    q, k, v = _leaves((2, 2, 8, 4), (2, 2, 8, 4), (2, 2, 8, 4))
+    out = lean.attention(q, k, v, None, 0.5)
+    assert out.grad_fn is not None
+    # the backward recomputes the weights: nothing but q, k, v (and the absent mask) is saved
+    saved = [t for t in out.grad_fn.saved_tensors if t is not None]
+    assert len(saved) == 3 and {id(t) for t in saved} == {id(q), id(k), id(v)}
+
+
+def test_plain_path_without_recording():
+    q, k, v = _leaves((2, 2, 8, 4), (2, 2, 8, 4), (2, 2, 8, 4))
+    with torch.no_grad():
+        assert not lean.can_run_attention(q, k, v, None)
+        out = F.scaled_dot_product_attention(q, k, v)
+    with torch.enable_grad():
+        assert lean.can_run_attention(q, k, v, None)
+        recorded = F.scaled_dot_product_attention(q, k, v)
+    np.testing.assert_allclose(_arr(out), _arr(recorded), rtol=1e-6, atol=1e-7)
+
+
+def test_exact_gelu_gradient_is_the_analytic_one():
+    x, = _leaves((4, 9))
+    y = F.gelu(x)
+    grad, = torch.autograd.grad(y.sum(), x)
+    xs = _arr(x)
+    cdf = 0.5 * (1 + np.vectorize(math.erf)(xs / math.sqrt(2)))
+    pdf = np.exp(-xs ** 2 / 2) / math.sqrt(2 * math.pi)
+    np.testing.assert_allclose(_arr(y), xs * cdf, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_arr(grad), cdf + xs * pdf, rtol=1e-5, atol=1e-6)
+    # second use of the same input: gradients accumulate as for any op
+    (F.gelu(x).sum() + F.gelu(x).sum()).backward()
+    np.testing.assert_allclose(_arr(x.grad), 2 * (cdf + xs * pdf), rtol=1e-5, atol=1e-6)
