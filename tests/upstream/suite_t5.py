@@ -15,7 +15,10 @@ from hf_tests.test_modeling_common import ModelTesterMixin, ids_tensor, random_a
 
 
 class T5ModelTester:
-    def __init__(self, parent, batch_size=3, seq_length=7, vocab_size=99, hidden_size=32, num_hidden_layers=2,
+    # batch_size 7: test_eager_matches_sdpa_inference runs batches of 7 and pads smaller input batches with random
+    # ids, whose rows then hold varying numbers of EOS tokens, which T5ForSequenceClassification rejects
+    # (upstream's T5 tester uses 13)
+    def __init__(self, parent, batch_size=7, seq_length=7, vocab_size=99, hidden_size=32, num_hidden_layers=2,
                  num_attention_heads=4, d_kv=8, d_ff=37, num_labels=3, is_training=True):
         self.parent = parent
         self.batch_size = batch_size
