@@ -89,8 +89,17 @@ def upcast_bf16(fn):
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
-        if not (_has_bf16(args) or (kwargs and _has_bf16(kwargs.values()))):
-            return fn(*args, **kwargs)
+        # Fast path, inlined because it runs before every op: plain tensors read through the C-level `_dtype`
+        # (the `dtype` property is a Python call); sequences and keyword arguments take the full test.
+        for v in args:
+            if type(v) is Tensor:
+                if v._dtype is BF16:
+                    break
+            elif isinstance(v, (list, tuple)) and _has_bf16((v,)):
+                break
+        else:
+            if not kwargs or not _has_bf16(kwargs.values()):
+                return fn(*args, **kwargs)
         back_to_bf16 = "dtype" not in kwargs and _only_bf16_floats(args) and _only_bf16_floats(kwargs.values())
         inplace = takes_inplace and kwargs.get("inplace", False)
         if inplace:

@@ -12,7 +12,7 @@ def shape_arg(size):
     """torch accepts sizes as varargs or as one sequence: `zeros(2, 3)`, `zeros((2, 3))`, `zeros([2, 3])`."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-    return tuple(int(s) for s in size)
+    return tuple(map(int, size))
 
 
 def wrap_dim(dim, ndim):

@@ -7,7 +7,8 @@ from mindspore import mint, ops
 from ._util import Tensor, reject_out
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
-_INTEGRAL_TO_LONG = (mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8)
+# a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
+_INTEGRAL_TO_LONG = frozenset({mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8})
 
 
 def _dim_tuple(dim):
@@ -33,11 +34,16 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
     return out
 
 
+def _is_empty(input):
+    return 0 in input._shape  # MindSpore's own shape tuple: no torch.Size built, no product taken
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    reject_out(out, "sum")
-    if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
+    if out is not None:
+        reject_out(out, "sum")
+    if dtype is None and input._dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
-    if input.numel() == 0:
+    if _is_empty(input):
         return _empty_reduction(input, dim, keepdim, 0, dtype or input.dtype)
     if dtype is not None and dtype != input.dtype:
         input = input.astype(dtype)
@@ -55,7 +61,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not input.is_floating_point() and not input.is_complex():
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {str(input.dtype).replace('torch.', '').capitalize()}")
-    if input.numel() == 0:
+    if _is_empty(input):
         return _empty_reduction(input, dim, keepdim, float("nan"), input.dtype)
     return mint.mean(input, _dim_tuple(dim), keepdim)
 

@@ -7,10 +7,10 @@ from ._util import Tensor, dims_arg, result_dtype, shape_arg, wrap_dim
 
 
 def _infer_shape(shape, numel):
-    shape = list(shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
     if -1 in shape:
+        shape = list(shape)
+        if shape.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred")
         known = 1
         for s in shape:
             if s != -1:
@@ -27,8 +27,12 @@ def _infer_shape(shape, numel):
 
 
 def reshape(input, *shape):
-    shape = _infer_shape(shape_arg(shape), input.numel())
-    if tuple(input.shape) == shape:
+    current = input._shape  # MindSpore's own tuple: reading `shape` would build a torch.Size
+    numel = 1
+    for d in current:
+        numel *= d
+    shape = _infer_shape(shape_arg(shape), numel)
+    if current == shape:
         return input
     return ops.reshape(input, shape)
 
@@ -193,9 +197,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _promote_all(tensors):
-    dt = tensors[0].dtype
-    if any(t.dtype != dt for t in tensors[1:]):
-        dt = result_dtype(t.dtype for t in tensors)
+    first = tensors[0]._dtype
+    if all(t._dtype is first for t in tensors):  # the usual case; tensors carry MindSpore's singleton dtypes
+        return tensors
+    dt = result_dtype(t.dtype for t in tensors)
     return [t if t.dtype == dt else t.astype(dt) for t in tensors]
 
 
@@ -204,16 +209,17 @@ def cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     # torch skips 1-D empty tensors when concatenating
-    nonempty = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)]
+    nonempty = [t for t in tensors if t._shape != (0,)]
     if not nonempty:
         return tensors[0]
     nonempty = _promote_all(nonempty)
     if len(nonempty) == 1:
         return nonempty[0]
+    ndim = len(nonempty[0]._shape)
     for t in nonempty[1:]:
-        if t.ndim != nonempty[0].ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {nonempty[0].ndim} and {t.ndim}")
-    return ops.cat(tuple(nonempty), wrap_dim(dim, nonempty[0].ndim))
+        if len(t._shape) != ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ndim} and {t.ndim}")
+    return ops.cat(tuple(nonempty), wrap_dim(dim, ndim))
 
 
 concat = concatenate = cat
