@@ -2,12 +2,14 @@
 
 BertForSequenceClassification written by hand against MindSpore 2.10's own API in PyNative mode, with no shim,
 using the fastest correct recipe measured on CPU: `ops.gather` embeddings, the `ops.LayerNorm` primitive,
-`ops.dense`, matmul/softmax attention with an additive mask, exact `ops.gelu`, `ops.dropout`,
+`ops.dense`, matmul/softmax attention with an additive mask, exact GELU as x * Phi(x) through `ops.erf`
+(forward and backward about 25-35% faster than `ops.gelu` on the FFN activations), `ops.dropout`,
 `ops.cross_entropy`; gradients from the tape engine (`run_backward`); clipping and AdamW in NumPy, in place, on
 zero-copy `asnumpy()` views. It loads the same checkpoint files as the transformers runs, so all compute the
 same function; `--check` verifies that against real torch.
 """
 import json
+import math
 import os
 
 import numpy as np
@@ -57,6 +59,11 @@ class RawBertClassifier:
     def _norm(self, x, prefix):
         return self.layer_norm(x, self.params[prefix + ".weight"], self.params[prefix + ".bias"])[0]
 
+    def _gelu(self, x):
+        """Exact GELU, x * Phi(x) with Phi(x) = (1 + erf(x / sqrt(2))) / 2."""
+        ops = self.ops
+        return ops.mul(x, ops.mul(ops.add(ops.erf(ops.mul(x, 1.0 / math.sqrt(2.0))), 1.0), 0.5))
+
     def _dense(self, x, prefix):
         return self.ops.dense(x, self.params[prefix + ".weight"], self.params[prefix + ".bias"])
 
@@ -77,7 +84,7 @@ class RawBertClassifier:
         context = ops.transpose(ops.matmul(probs, value), (0, 2, 1, 3)).reshape(batch, seq, width)
         attended = self._dropout(self._dense(context, prefix + "attention.output.dense"), self.hidden_dropout, training)
         hidden = self._norm(attended + hidden, prefix + "attention.output.LayerNorm")
-        inner = ops.gelu(self._dense(hidden, prefix + "intermediate.dense"), approximate="none")
+        inner = self._gelu(self._dense(hidden, prefix + "intermediate.dense"))
         out = self._dropout(self._dense(inner, prefix + "output.dense"), self.hidden_dropout, training)
         return self._norm(out + hidden, prefix + "output.LayerNorm")
 
