@@ -1,4 +1,4 @@
-"""The single-Function GELU and attention (mindnlp_shim/torch/nn/_lean_backward.py): the same values and
+"""The single-Function linear, GELU and attention (mindnlp_shim/torch/nn/_lean_backward.py): the same values and
 gradients as the plain compositions, dropout included, while keeping less memory for the backward.
 (Values and gradients against real torch: tests/test_ops_parity.py, cases gelu and sdpa_*.)"""
 import math
@@ -78,3 +78,28 @@ def test_exact_gelu_gradient_is_the_analytic_one():
     # second use of the same input: gradients accumulate as for any op
     (F.gelu(x).sum() + F.gelu(x).sum()).backward()
     np.testing.assert_allclose(_arr(x.grad), 2 * (cdf + xs * pdf), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_keeps_its_input_not_a_flattened_copy(bias):
+    x, w, b = _leaves((2, 5, 4), (3, 4), (3,))
+    out = F.linear(x, w, b if bias else None)
+    saved = [t for t in out.grad_fn.saved_tensors if t is not None]
+    assert {id(t) for t in saved} == {id(x), id(w)}  # the 3-D input itself, as torch keeps it
+    grad_out = torch.tensor(np.random.RandomState(3).randn(2, 5, 3).astype(np.float32))
+    grads = torch.autograd.grad(out, (x, w, b) if bias else (x, w), grad_out)
+    xs, ws, gs = _arr(x).reshape(10, 4), _arr(w), _arr(grad_out).reshape(10, 3)
+    np.testing.assert_allclose(_arr(out).reshape(10, 3), xs @ ws.T + (_arr(b) if bias else 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_arr(grads[0]).reshape(10, 4), gs @ ws, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_arr(grads[1]), gs.T @ xs, rtol=1e-5, atol=1e-6)
+    if bias:
+        np.testing.assert_allclose(_arr(grads[2]), gs.sum(0), rtol=1e-5, atol=1e-6)
+
+
+def test_linear_gives_no_gradient_to_inputs_that_need_none():
+    x = torch.tensor(np.ones((3, 4), np.float32))  # no grad
+    w, = _leaves((2, 4))
+    out = F.linear(x, w)
+    grad, = torch.autograd.grad(out.sum(), w)
+    np.testing.assert_allclose(_arr(grad), np.full((2, 4), 3.0), rtol=1e-6)
+    assert x.grad is None

@@ -1,11 +1,13 @@
-"""Exact GELU and attention as single autograd Functions whose backward keeps only what it needs.
+"""Linear, exact GELU and attention as single autograd Functions whose backward keeps only what it needs.
 
 MindSpore's tape keeps, for every recorded primitive, the tensors its gradient reads. Written as compositions,
 the exact GELU (five primitives) and attention (scaling, two batched products, mask addition, softmax,
 dropout) keep several full-size intermediates per call; in a BERT training step they were most of the
 activation memory (measured per call: GELU 4.5x its output, attention 10x its output, against about 1x in real
-torch). Here each is one Function: GELU keeps its input; attention keeps q, k, v and the dropout mask as bytes
-and recomputes the attention weights in the backward, as torch's fused CPU attention does.
+torch). A linear layer on a 3-D input kept a flattened copy of its input (MindSpore's reshape under autograd
+copies), one per layer even when q, k and v share the input. Here each is one Function: linear keeps its
+input and weight; GELU keeps its input; attention keeps q, k, v and the dropout mask as bytes and recomputes
+the attention weights in the backward, as torch's fused CPU attention does.
 """
 import math
 
@@ -21,10 +23,51 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
 _bmm_a_transposed = ops.BatchMatMul(transpose_a=True)
 _row_sum = ops.ReduceSum(keep_dims=True)
+_mm = ops.MatMul()
+_mm_b_transposed = ops.MatMul(transpose_b=True)
+_mm_a_transposed = ops.MatMul(transpose_a=True)
 
 
 def _records(*tensors):
     return is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
+
+
+# ---------------------------------------------------------------- linear
+def _rows(x):
+    return x if x.ndim == 2 else ops.reshape(x, (-1, x.shape[-1]))
+
+
+def linear_rows(x, weight, bias):
+    """x W^T + b for x of shape (*, in_features): MatMul with transpose_b plus BiasAdd on the 2-D rows."""
+    out = _mm_b_transposed(_rows(x), weight)
+    if bias is not None:
+        out = ops.bias_add(out, bias)
+    return out if x.ndim == 2 else ops.reshape(out, tuple(x.shape[:-1]) + (weight.shape[0],))
+
+
+class _Linear(Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        ctx.has_bias = bias is not None
+        return linear_rows(x, weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_tensors
+        needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
+        grad_rows = _rows(grad)
+        grad_x = ops.reshape(_mm(grad_rows, weight), tuple(x.shape)) if needs_x else None
+        grad_weight = _mm_a_transposed(grad_rows, _rows(x)) if needs_weight else None
+        grad_bias = ops.reduce_sum(grad_rows, 0) if ctx.has_bias and needs_bias else None
+        return grad_x, grad_weight, grad_bias
+
+
+def linear(x, weight, bias):
+    """`linear_rows`, recorded as one Function that keeps x and W (not a flattened copy of x)."""
+    if _records(x, weight, bias):
+        return _Linear.apply(x, weight, bias)
+    return linear_rows(x, weight, bias)
 
 
 # ---------------------------------------------------------------- GELU (exact, erf form)
