@@ -127,7 +127,7 @@ def mindspore_ops(mindspore, arrays, names, getitem):
     t = {name: mindspore.Tensor.from_numpy(array.copy()) for name, array in arrays.items()}
     x, y, mask, a, b = t["x"], t["y"], t["mask"], t["a"], t["b"]
     f32 = mindspore.float32
-    sqrt_half = 1.0 / np.sqrt(2.0)
+    sqrt_half = float(1.0 / np.sqrt(2.0))  # a Python float, as the shim passes it
     flat = (int(np.prod(arrays["x"].shape)),)
     shape = tuple(arrays["b"].shape)
     table = {
