@@ -50,10 +50,10 @@ def _as_value(tensor, value):
         fill_dtype = mindspore.float32 if tensor.dtype == mindspore.bfloat16 else tensor.dtype  # no bf16 fill on CPU
         value = ops.fill(fill_dtype, tuple(tensor.shape), value)
         return value if value.dtype == tensor.dtype else ops.cast(value, tensor.dtype)
-    if value.dtype != tensor.dtype:
+    if value.dtype is not tensor.dtype:  # (dtypes are singletons)
         value = ops.cast(value, tensor.dtype)
-    if tuple(value.shape) != tuple(tensor.shape):
-        value = ops.broadcast_to(value, tuple(tensor.shape))
+    if value._shape != tensor._shape:  # MindSpore's own tuples: `shape` would build two torch.Size
+        value = ops.broadcast_to(value, tensor._shape)
     if not value.is_contiguous():
         value = value.contiguous()
     return value
