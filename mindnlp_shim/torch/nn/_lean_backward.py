@@ -20,7 +20,7 @@ from ..autograd.grad_mode import is_grad_enabled
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
+bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
 _bmm_a_transposed = ops.BatchMatMul(transpose_a=True)
 _row_sum = ops.ReduceSum(keep_dims=True)
 _mm = ops.MatMul()
@@ -97,7 +97,7 @@ def gelu_exact(x):
 
 # ---------------------------------------------------------------- attention
 def _weights(query, key, additive_mask, scale):
-    scores = _bmm_b_transposed(ops.mul(query, scale), key)
+    scores = bmm_b_transposed(ops.mul(query, scale), key)
     if additive_mask is not None:
         scores = ops.add(scores, additive_mask)
     return ops.softmax(scores, -1)
@@ -124,7 +124,7 @@ class _Attention(Function):
         query, key, value, additive_mask = ctx.saved_tensors
         weights = _weights(query, key, additive_mask, ctx.scale)  # recomputed instead of kept
         grad_value = _bmm_a_transposed(_dropped(weights, ctx.keep, ctx.keep_scale), grad)
-        grad_weights = _dropped(_bmm_b_transposed(grad, value), ctx.keep, ctx.keep_scale)
+        grad_weights = _dropped(bmm_b_transposed(grad, value), ctx.keep, ctx.keep_scale)
         # softmax backward: w * (g - sum(g * w))
         grad_scores = ops.mul(weights, ops.sub(grad_weights, _row_sum(ops.mul(grad_weights, weights), -1)))
         grad_query = ops.mul(ops.matmul(grad_scores, key), ctx.scale)

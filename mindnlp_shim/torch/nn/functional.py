@@ -409,7 +409,6 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 
 # ---------------------------------------------------------------- attention
-_batch_matmul_key_transposed = ops.BatchMatMul(transpose_b=True)
 _causal_masks = {}
 
 
@@ -444,7 +443,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     else:
         query = ops.mul(query, scale)
         if query.ndim >= 3 and query.shape[:-2] == key.shape[:-2]:
-            scores = _batch_matmul_key_transposed(query, key)
+            scores = _lean.bmm_b_transposed(query, key)
         else:
             scores = ops.matmul(query, _sh.transpose(key, -2, -1))
         weights = ops.softmax(scores if additive is None else ops.add(scores, additive), -1)
