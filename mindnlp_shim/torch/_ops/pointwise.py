@@ -4,6 +4,7 @@ from mindspore import ops
 from mindspore._c_expression import TensorPy
 
 from ._util import Tensor, reject_out
+from .broadcast import tiled_operands
 
 
 def _scalar_of(x):
@@ -34,14 +35,14 @@ def add(input, other, *, alpha=1, out=None):
         other = ops.mul(other, alpha)
     if _grad_goes_to_leaf_and_branch(input, other):
         return ops.sub(input, ops.neg(other))  # exact same value; Sub's backward gives each input its own tensor
-    return ops.add(input, other)
+    return ops.add(*tiled_operands(input, other))
 
 
 def sub(input, other, *, alpha=1, out=None):
     reject_out(out, "sub")
     if alpha != 1:
         other = ops.mul(other, alpha)
-    return ops.sub(input, other)
+    return ops.sub(*tiled_operands(input, other))
 
 
 def rsub(input, other, *, alpha=1):
@@ -50,7 +51,7 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     reject_out(out, "mul")
-    return ops.mul(input, other)
+    return ops.mul(*tiled_operands(input, other))
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -58,7 +59,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         if not isinstance(input, Tensor):
             input = ops.scalar_to_tensor(input, other.dtype if other.is_floating_point() else mindspore.float32)
-        return ops.div(input, other)
+        return ops.div(*tiled_operands(input, other))
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":

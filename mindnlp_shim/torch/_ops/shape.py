@@ -34,6 +34,8 @@ def reshape(input, *shape):
     shape = _infer_shape(shape_arg(shape), numel)
     if current == shape:
         return input
+    if not input.is_contiguous():
+        input = contiguous(input)  # MindSpore's reshape would make its slower copy
     return ops.reshape(input, shape)
 
 
@@ -367,11 +369,7 @@ def diag(input, diagonal=0):
     return ops.diag(input)
 
 
-_ms_contiguous = Tensor.contiguous  # MindSpore's own, captured before the torch binding replaces it
-
-
-def contiguous(input, memory_format=None):
-    return input if input.is_contiguous() else _ms_contiguous(input)
+from .dense import contiguous  # noqa: E402,F401  (the one definition; fast dense copies live there)
 
 
 def atleast_1d(input):

@@ -16,10 +16,13 @@ import mindspore
 from mindspore import ops
 
 from ..autograd.function import Function
+from .._ops.broadcast import expanded
+from .._ops.dense import dense_copy
 from ..autograd.grad_mode import is_grad_enabled
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_bmm = ops.BatchMatMul()
 bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
 _bmm_a_transposed = ops.BatchMatMul(transpose_a=True)
 _row_sum = ops.ReduceSum(keep_dims=True)
@@ -97,9 +100,11 @@ def gelu_exact(x):
 
 # ---------------------------------------------------------------- attention
 def _weights(query, key, additive_mask, scale):
-    scores = bmm_b_transposed(ops.mul(query, scale), key)
+    # The scale multiplies the contiguous scores: q is usually a transposed view, and MindSpore's CPU kernels
+    # on strided inputs are several times slower than on dense ones.
+    scores = ops.mul(bmm_b_transposed(query, key), scale)
     if additive_mask is not None:
-        scores = ops.add(scores, additive_mask)
+        scores = ops.add(scores, expanded(additive_mask, scores.shape))
     return ops.softmax(scores, -1)
 
 
@@ -114,21 +119,25 @@ def _dropped(weights, keep, keep_scale):
 class _Attention(Function):
     @staticmethod
     def forward(ctx, query, key, value, additive_mask, scale, keep, keep_scale):
+        # q, k, v usually arrive as transposed views; BatchMatMul on dense operands is about 5x faster
+        query, key, value = dense_copy(query), dense_copy(key), dense_copy(value)
         ctx.save_for_backward(query, key, value, additive_mask)
         ctx.scale, ctx.keep, ctx.keep_scale = scale, keep, keep_scale
         weights = _dropped(_weights(query, key, additive_mask, scale), keep, keep_scale)
-        return ops.matmul(weights, value)
+        return _bmm(weights, value)
 
     @staticmethod
     def backward(ctx, grad):
         query, key, value, additive_mask = ctx.saved_tensors
+        grad = dense_copy(grad)
         weights = _weights(query, key, additive_mask, ctx.scale)  # recomputed instead of kept
         grad_value = _bmm_a_transposed(_dropped(weights, ctx.keep, ctx.keep_scale), grad)
         grad_weights = _dropped(bmm_b_transposed(grad, value), ctx.keep, ctx.keep_scale)
-        # softmax backward: w * (g - sum(g * w))
-        grad_scores = ops.mul(weights, ops.sub(grad_weights, _row_sum(ops.mul(grad_weights, weights), -1)))
-        grad_query = ops.mul(ops.matmul(grad_scores, key), ctx.scale)
-        grad_key = ops.mul(_bmm_a_transposed(grad_scores, query), ctx.scale)
+        # softmax backward, scaled: scale * w * (g - sum(g * w))
+        row_sums = _row_sum(ops.mul(grad_weights, weights), -1)
+        grad_scores = ops.mul(ops.mul(weights, ops.sub(grad_weights, expanded(row_sums, weights.shape))), ctx.scale)
+        grad_query = _bmm(grad_scores, key)
+        grad_key = _bmm_a_transposed(grad_scores, query)
         return grad_query, grad_key, grad_value, None, None, None, None
 
 

@@ -1,0 +1,61 @@
+"""Broadcasting for elementwise ops by explicit tiling, where that is MindSpore's faster kernel.
+
+MindSpore 2.10's CPU kernels for add/sub/mul/div are fast on operands of equal shape and far slower when
+they broadcast (measured: (16,12,128,128) + (16,1,128,128) 19 ms, against 0.3 ms to tile the mask and 0.8 ms
+for the equal-shape add; (16,128,256) * (256,) 4.2 ms against 0.8 ms). So large broadcasting operands are
+first tiled to the result's shape. Tile's gradient sums over the repeated axes, as broadcasting's does.
+"""
+import mindspore
+from mindspore import ops
+
+Tensor = mindspore.Tensor
+
+# Measured for floating dtypes; integer and bool operands keep MindSpore's own broadcasting.
+_FLOATING = frozenset({mindspore.float16, mindspore.float32, mindspore.float64})
+
+# Below this many result elements the broadcasting kernel's cost is noise next to an extra Tile launch.
+TILE_FROM_ELEMENTS = 1 << 15
+
+
+def expanded(tensor, shape):
+    """`tensor` materialized at the broadcast `shape` (a tuple at least as long as tensor's): itself when its
+    shape already is `shape`, otherwise tiled along its size-1 (or missing) leading axes."""
+    own = tensor._shape  # MindSpore's own shape tuple (the torch-facing `shape` builds a torch.Size)
+    if own == shape:
+        return tensor
+    if len(own) < len(shape):
+        own = (1,) * (len(shape) - len(own)) + tuple(own)
+        tensor = ops.reshape(tensor, own)
+    return ops.tile(tensor, tuple(s if o == 1 else 1 for o, s in zip(own, shape)))
+
+
+def _result_shape(a, b):
+    if len(a) < len(b):
+        a = (1,) * (len(b) - len(a)) + a
+    elif len(b) < len(a):
+        b = (1,) * (len(a) - len(b)) + b
+    shape = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            return None  # not broadcastable: the kernel itself raises its error
+        shape.append(y if x == 1 else x)
+    return tuple(shape)
+
+
+def tiled_operands(input, other):
+    """`(input, other)`, with a broadcasting tensor operand tiled to the result's shape when the result is large
+    (see the module's reason). Scalars and equal shapes pass through untouched."""
+    if type(input) is not Tensor or type(other) is not Tensor:
+        return input, other
+    a, b = input._shape, other._shape
+    if a == b or input._dtype not in _FLOATING or other._dtype not in _FLOATING:
+        return input, other
+    shape = _result_shape(a, b)
+    if shape is None:
+        return input, other
+    size = 1
+    for s in shape:
+        size *= s
+    if size < TILE_FROM_ELEMENTS:
+        return input, other
+    return expanded(input, shape), expanded(other, shape)
