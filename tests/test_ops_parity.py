@@ -657,7 +657,28 @@ GETITEM = [
     Case("1d_tensor_of_int32", lambda T, x, i: x[i], _IDX, np.array([1, 3], np.int32)),
 ]
 
-ALL_CASES = ARITH + COMPARE + ACTIVATIONS + LINALG + ATTENTION + LOSSES + REDUCTIONS + SHAPES + INDEXING_OPS
+# Results large enough that broadcasting operands are tiled first (mindnlp_shim/torch/_ops/broadcast.py), and
+# strided views copied by NumPy (mindnlp_shim/torch/_ops/dense.py): the same values and gradients as torch.
+LARGE = [
+    Case("large_add_mask_broadcast", lambda T, x, m: x + m, randn(4, 6, 32, 48), randn(4, 1, 32, 48)),
+    Case("large_sub_row_broadcast", lambda T, x, r: T.sub(x, r, alpha=0.5), randn(4, 6, 32, 48), randn(4, 6, 32, 1)),
+    Case("large_mul_vector_broadcast", lambda T, x, w: w * x, randn(16, 64, 48), randn(48)),
+    Case("large_div_both_broadcast", lambda T, x, y: x / y, randn(64, 1, 48), pos(1, 32, 48),
+         tol=(1e-5, 2e-5)),  # gradients sum 32-64 terms over the broadcast axes, in another order than torch
+    Case("large_add_inplace_broadcast", lambda T, x, b: (x * 1).add_(b), randn(32, 32, 48), randn(32, 1, 48)),
+    Case("large_mul_int_broadcast", lambda T, x, y: x * y, ints(-5, 5, 64, 32, 32), ints(-5, 5, 32), grad=False),
+    Case("contiguous_of_head_transpose", lambda T, x: x.view(4, 32, 6, 8).transpose(1, 2).contiguous(),
+         randn(4, 32, 48)),
+    Case("reshape_of_head_transpose", lambda T, x: x.transpose(1, 2).reshape(4, 32, 48) * 2, randn(4, 6, 32, 8)),
+    Case("contiguous_of_strided_slice", lambda T, x: x[:, ::2].t().contiguous(), randn(6, 8)),
+    Case("sdpa_on_transposed_views",
+         lambda T, x, m: F(T).scaled_dot_product_attention(*(x.view(2, 16, 3, 3, 8)[:, :, :, i].transpose(1, 2)
+                                                              for i in range(3)), attn_mask=m),
+         randn(2, 16, 72), Fixed(np.where(bools(2, 1, 1, 16, p=0.3), -1e9, 0.0).astype(np.float32)), tol=_SDPA_TOL),
+]
+
+ALL_CASES = (ARITH + COMPARE + ACTIVATIONS + LINALG + ATTENTION + LOSSES + REDUCTIONS + SHAPES + INDEXING_OPS
+             + LARGE)
 for _c in GETITEM:
     _c.name = "getitem_" + _c.name
     _c.dtypes = LOW  # half precision too: advanced indexing has no bf16 CPU kernel and must go through float32
