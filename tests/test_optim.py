@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 import mindnlp_shim.torch as torch  # noqa: E402
 from mindnlp_shim.torch import optim  # noqa: E402
 from mindnlp_shim.torch.nn.utils import clip_grad_norm_, clip_grad_value_, get_total_norm  # noqa: E402
-from mindnlp_shim.torch.optim import _storage  # noqa: E402
+from mindnlp_shim.torch.optim import _storage, _work  # noqa: E402
 
 from oracle import require_torch, run_torch_json  # noqa: E402
 
@@ -193,6 +193,19 @@ def _compare_with_oracle(name, params, opt, out, rtol=1e-6, atol=1e-7):
 def test_three_steps_match_torch(oracle, name):
     params, opt = _run(name, oracle["data"])
     _compare_with_oracle(name, params, opt, oracle["out"])
+
+
+@pytest.mark.parametrize("name", ["adamw", "adamw_amsgrad_maximize", "adam_l2"])
+def test_adam_updates_in_slices_give_the_same_values(oracle, monkeypatch, name):
+    # a large parameter is updated slice by slice (small scratch space); slices of 5 elements split every
+    # parameter here, and each element's arithmetic is unchanged
+    whole, whole_opt = _run(name, oracle["data"])
+    monkeypatch.setattr(_work, "SLICE_ELEMENTS", 5)
+    assert len(_work.WorkBuffers.slices(12)) == 3
+    sliced, sliced_opt = _run(name, oracle["data"])
+    for a, b in zip(whole, sliced):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    _compare_with_oracle(name, sliced, sliced_opt, oracle["out"])
 
 
 @pytest.mark.parametrize("name", ["adamw", "adam_l2", "adamw_amsgrad_maximize", "sgd_nesterov", "adagrad",

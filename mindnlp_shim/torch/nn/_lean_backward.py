@@ -18,6 +18,7 @@ from mindspore import ops
 from ..autograd.function import Function
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
+from .._ops.sums import sum_last_axis, sum_rows
 from ..autograd.grad_mode import is_grad_enabled
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
@@ -25,7 +26,6 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _bmm = ops.BatchMatMul()
 bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
 _bmm_a_transposed = ops.BatchMatMul(transpose_a=True)
-_row_sum = ops.ReduceSum(keep_dims=True)
 _mm = ops.MatMul()
 _mm_b_transposed = ops.MatMul(transpose_b=True)
 _mm_a_transposed = ops.MatMul(transpose_a=True)
@@ -59,10 +59,11 @@ class _Linear(Function):
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
-        grad_rows = _rows(grad)
+        # the gradient of q/k/v projections arrives through a head transpose: MatMul is faster on dense rows
+        grad_rows = _rows(dense_copy(grad))
         grad_x = ops.reshape(_mm(grad_rows, weight), tuple(x.shape)) if needs_x else None
         grad_weight = _mm_a_transposed(grad_rows, _rows(x)) if needs_weight else None
-        grad_bias = ops.reduce_sum(grad_rows, 0) if ctx.has_bias and needs_bias else None
+        grad_bias = sum_rows(grad_rows) if ctx.has_bias and needs_bias else None
         return grad_x, grad_weight, grad_bias
 
 
@@ -134,7 +135,7 @@ class _Attention(Function):
         grad_value = _bmm_a_transposed(_dropped(weights, ctx.keep, ctx.keep_scale), grad)
         grad_weights = _dropped(bmm_b_transposed(grad, value), ctx.keep, ctx.keep_scale)
         # softmax backward, scaled: scale * w * (g - sum(g * w))
-        row_sums = _row_sum(ops.mul(grad_weights, weights), -1)
+        row_sums = sum_last_axis(ops.mul(grad_weights, weights))
         grad_scores = ops.mul(ops.mul(weights, ops.sub(grad_weights, expanded(row_sums, weights.shape))), ctx.scale)
         grad_query = _bmm(grad_scores, key)
         grad_key = _bmm_a_transposed(grad_scores, query)

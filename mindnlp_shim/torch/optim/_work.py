@@ -10,6 +10,11 @@ import numpy as np
 from . import _storage
 
 
+# Updates that walk a parameter in slices of this many elements need scratch space of this size only
+# (4 MB in float32) instead of the largest parameter's.
+SLICE_ELEMENTS = 1 << 20
+
+
 class WorkBuffers:
     def __init__(self):
         self._buffers = {}
@@ -23,6 +28,12 @@ class WorkBuffers:
             buffer = np.empty(max(size, 1), dtype=dtype)
             self._buffers[dtype] = buffer
         return buffer[:size].reshape(shape)
+
+    @staticmethod
+    def slices(size):
+        """Consecutive slices covering `size` flat elements, each at most SLICE_ELEMENTS long."""
+        step = SLICE_ELEMENTS
+        return [slice(start, min(start + step, size)) for start in range(0, max(size, 1), step)]
 
 
 class Working:

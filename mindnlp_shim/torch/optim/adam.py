@@ -81,7 +81,18 @@ def _host_update(param, grad, state, buffers, *, lr, beta1, beta2, eps, weight_d
     g = host_gradient(work, grad, p, maximize, weight_decay=0 if decoupled else weight_decay)
     if decoupled and weight_decay != 0:
         p *= 1 - lr * weight_decay
-    tmp = buffers.take(p.shape, work.dtype)
+    second = work.open(state["max_exp_avg_sq"]) if amsgrad else None
+    bias_correction1, bias_correction2 = _bias_corrections(step, beta1, beta2)
+    arrays = [a.reshape(-1) for a in (p, m, v, g) + ((second,) if amsgrad else ())]  # views: all are dense
+    # in slices, so the scratch array stays small next to the largest parameter (an embedding matrix)
+    for part in buffers.slices(p.size):
+        tmp = buffers.take((part.stop - part.start,), work.dtype)
+        _update_slice(*(a[part] for a in arrays), tmp=tmp, lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                      bias_correction1=bias_correction1, bias_correction2=bias_correction2)
+    work.finish()
+
+
+def _update_slice(p, m, v, g, second=None, *, tmp, lr, beta1, beta2, eps, bias_correction1, bias_correction2):
     np.subtract(g, m, out=tmp)
     tmp *= 1 - beta1
     m += tmp
@@ -89,18 +100,16 @@ def _host_update(param, grad, state, buffers, *, lr, beta1, beta2, eps, weight_d
     np.multiply(g, g, out=tmp)
     tmp *= 1 - beta2
     v += tmp
-    second = v
-    if amsgrad:
-        second = work.open(state["max_exp_avg_sq"])
+    if second is not None:
         np.maximum(second, v, out=second)
-    bias_correction1, bias_correction2 = _bias_corrections(step, beta1, beta2)
+    else:
+        second = v
     np.sqrt(second, out=tmp)
     tmp /= math.sqrt(bias_correction2)
     tmp += eps
     np.divide(m, tmp, out=tmp)
     tmp *= lr / bias_correction1
     p -= tmp
-    work.finish()
 
 
 def _scalar(value):
