@@ -97,3 +97,25 @@ def test_contiguous_passes_the_gradient_back_through_the_view():
     weights = _randn(4, 6, 32, 8, seed=2)
     (heads * weights).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), weights.numpy().transpose(0, 2, 1, 3).reshape(4, 32, 48))
+
+
+def test_row_and_column_sums_as_products_equal_reductions():
+    from mindnlp_shim.torch._ops.sums import sum_last_axis, sum_rows
+
+    scores = np.random.RandomState(3).randn(4, 6, 32, 48).astype(np.float32)
+    rows = np.random.RandomState(4).randn(300, 20).astype(np.float32)
+    got = sum_last_axis(torch.tensor(scores))
+    assert tuple(got.shape) == (4, 6, 32, 1)
+    np.testing.assert_allclose(got.numpy(), scores.sum(-1, keepdims=True), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sum_rows(torch.tensor(rows)).numpy(), rows.sum(0), rtol=1e-5, atol=1e-5)
+    counts = torch.tensor(np.arange(12, dtype=np.int64).reshape(3, 4))  # integers keep ReduceSum
+    np.testing.assert_array_equal(sum_rows(counts).numpy(), np.arange(12).reshape(3, 4).sum(0))
+
+
+def test_layer_norm_records_one_function_keeping_input_weight_and_statistics():
+    x = _randn(4, 8, 16).requires_grad_()
+    norm = torch.nn.LayerNorm(16)
+    y = norm(x)
+    saved = y.grad_fn.saved_tensors
+    assert len(saved) == 4 and saved[0] is x  # x, gamma, and the (4, 8, 1) mean and variance
+    assert tuple(saved[2].shape) == tuple(saved[3].shape) == (4, 8, 1)

@@ -7,7 +7,6 @@ from mindspore import ops
 
 from .. import _dtype
 from .._ops import pointwise as _pw, reduction as _red, shape as _sh
-from .._ops.creation import _filled
 from ..random import _numpy_rng
 from . import _lean_backward as _lean
 
@@ -74,8 +73,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     # (a fresh LayerNorm in a second model after training a first one while holding its state_dict), the
     # LayerNorm backward computes the input's gradient from the earlier gamma's values.
     gamma = ops.mul(weight, 1) if weight.dtype == input.dtype else ops.cast(weight, input.dtype)
-    y = _layer_norm_prim(input.ndim - len(normalized_shape), float(eps))(input, gamma,
-                                                                          ops.cast(bias, input.dtype))[0]
+    prim = _layer_norm_prim(input.ndim - len(normalized_shape), float(eps))
+    if input.dtype == mindspore.float32:
+        y = _lean.layer_norm(input, gamma, ops.cast(bias, input.dtype), prim)
+    else:
+        y = prim(input, gamma, ops.cast(bias, input.dtype))[0]
     return y if y.dtype == compute_dtype else ops.cast(y, compute_dtype)
 
 
