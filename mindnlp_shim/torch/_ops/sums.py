@@ -16,12 +16,27 @@ _mm = ops.MatMul()
 _FLOATING = frozenset({mindspore.float16, mindspore.float32, mindspore.float64})
 
 
+_ones_cache = {}
+_ONES_CACHED = 64  # distinct (shape, dtype) pairs kept; dynamic padding makes a few per model
+
+
+def _ones(shape, dtype):
+    """A ones tensor, reused between calls (creating one is a kernel launch; these are never written)."""
+    key = (shape, dtype)
+    ones = _ones_cache.get(key)
+    if ones is None:
+        if len(_ones_cache) >= _ONES_CACHED:
+            _ones_cache.pop(next(iter(_ones_cache)))
+        ones = _ones_cache[key] = ops.ones(shape, dtype)
+    return ones
+
+
 def sum_last_axis(x):
     """x summed over its last axis, keeping it as size 1 (x of 3 or more dimensions)."""
     shape = x._shape
     if not _ON_CPU or x.dtype not in _FLOATING or len(shape) < 3:
         return ops.sum(x, -1, keepdim=True)
-    return _bmm(x, ops.ones(tuple(shape[:-2]) + (shape[-1], 1), x.dtype))  # BatchMatMul does not broadcast
+    return _bmm(x, _ones(tuple(shape[:-2]) + (shape[-1], 1), x.dtype))  # BatchMatMul does not broadcast
 
 
 def sum_rows(x):
@@ -29,4 +44,4 @@ def sum_rows(x):
     if not _ON_CPU or x.dtype not in _FLOATING:
         return ops.sum(x, 0)
     rows, columns = x._shape
-    return ops.reshape(_mm(ops.ones((1, rows), x.dtype), x), (columns,))
+    return ops.reshape(_mm(_ones((1, rows), x.dtype), x), (columns,))
