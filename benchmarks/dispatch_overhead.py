@@ -125,6 +125,9 @@ def apply_shim_settings(mindspore):
     threads = shim_threads()
     mindspore.device_context.cpu.op_tuning.threads_num(threads)
     _pynative_executor.set_grad_flag(True)
+    from _raw_mindspore_train import pin_threads_as_the_shim_does
+
+    pin_threads_as_the_shim_does()
     return threads
 
 

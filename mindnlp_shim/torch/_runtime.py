@@ -23,6 +23,10 @@ def _configure_cpu():
         mindspore.device_context.cpu.op_tuning.threads_num(threads)
     except RuntimeError:
         pass  # already set by the user before importing the shim
+    if os.environ.get("MINDNLP_SHIM_PIN_THREADS", "1") != "0":
+        from .._cpu_threads import pin_kernel_threads
+
+        pin_kernel_threads()
 
 
 def ensure_recording():
