@@ -15,11 +15,12 @@ def pin_kernel_threads():
     workers. Unpinned, these spinners share the cores with the threads doing the arithmetic (measured on 2
     cores: 1.4-1.9 s of system time per MiniLM training step, mostly sched_yield). With the dispatch thread on
     one core and each kernel worker on another, a step took 1.6-1.7 s instead of 2.7-2.8 s. The Python thread
-    itself stays unpinned, so processes and threads it starts keep every core. Returns the pinned thread ids.
+    itself stays unpinned, so processes and threads it starts keep every core. Processes that share the cores
+    with others of the same job are left alone (`_shares_the_cores`). Returns the pinned thread ids.
     """
     tasks = "/proc/self/task"
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    if len(cpus) < 2 or not os.path.isdir(tasks):
+    if len(cpus) < 2 or not os.path.isdir(tasks) or _shares_the_cores():
         return []
     from mindspore import ops
 
@@ -43,3 +44,21 @@ def pin_kernel_threads():
     except OSError:
         return []  # not permitted here: the threads keep the process's cores
     return actors + workers
+
+
+def _shares_the_cores():
+    """True in a process that runs beside others of the same job (a multiprocessing child such as a DataLoader
+    worker, or one rank of a distributed launch): pinned the same way, their threads would all crowd the same
+    cores, so they keep the scheduler's placement."""
+    import multiprocessing
+
+    process = multiprocessing.current_process()
+    if getattr(process, "_inheriting", False) or multiprocessing.parent_process() is not None:
+        return True
+    for name in ("WORLD_SIZE", "RANK_SIZE", "MS_WORKER_NUM", "LOCAL_WORLD_SIZE"):
+        try:
+            if int(os.environ.get(name, "1")) > 1:
+                return True
+        except ValueError:
+            continue
+    return False

@@ -48,3 +48,33 @@ def test_pinning_can_be_turned_off():
     report = _placement(MINDNLP_SHIM_PIN_THREADS="0")
     assert report["threads"]["ActorThread_0"] == [cores]
     assert all(w == cores for w in report["threads"]["KernelThread_0"])
+
+
+def test_ranks_of_a_distributed_launch_keep_the_schedulers_placement():
+    cores = sorted(os.sched_getaffinity(0))
+    report = _placement(WORLD_SIZE="2", RANK="0")
+    assert report["threads"]["ActorThread_0"] == [cores]
+
+
+def test_a_multiprocessing_child_keeps_the_schedulers_placement(tmp_path):
+    code = (
+        "import multiprocessing as mp, os, json\n"
+        "def child(q):\n"
+        "    import mindnlp, torch\n"
+        "    torch.ones(2) + 1\n"
+        "    names = {}\n"
+        "    for tid in os.listdir('/proc/self/task'):\n"
+        "        names[open(f'/proc/self/task/{tid}/comm').read().strip()] = sorted(os.sched_getaffinity(int(tid)))\n"
+        "    q.put(names)\n"
+        "if __name__ == '__main__':\n"
+        "    ctx = mp.get_context('spawn'); q = ctx.Queue(); p = ctx.Process(target=child, args=(q,)); p.start()\n"
+        "    print(json.dumps(q.get(timeout=240))); p.join()\n"
+    )
+    script = tmp_path / "spawn_child.py"  # spawn re-imports the main module: it must be a file
+    script.write_text(code)
+    env = dict(os.environ, GLOG_v="3", PYTHONPATH=REPO)
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300,
+                         cwd=REPO)
+    assert out.returncode == 0, out.stderr[-2000:]
+    names = json.loads(out.stdout.strip().splitlines()[-1])
+    assert names["ActorThread_0"] == sorted(os.sched_getaffinity(0))
