@@ -26,7 +26,7 @@ IMPLS = ("ours", "raw", "torch")
 CHILD_SCRIPTS = {"ours": "_shim_step.py", "torch": "_torch_step.py"}  # the same for every model
 RAW_SCRIPTS = {"tiny": "_raw_mindspore_bert.py", "minilm": "_raw_mindspore_bert.py",
                "tiny-llama": "_raw_mindspore_llama.py"}
-DEFAULT_STEPS = {"tiny": 10, "minilm": 5, "tiny-llama": 10}
+DEFAULT_STEPS = {"tiny": 10, "minilm": 8, "tiny-llama": 10}
 CHECK_RELATIVE_TOLERANCE = 1e-4
 CHECK_UPDATE_TOLERANCE = 1e-2
 UPDATE_SLACK = 2e-7
@@ -36,7 +36,7 @@ def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="tiny,minilm,tiny-llama", help="comma list from: tiny, minilm, tiny-llama")
     parser.add_argument("--impls", default="ours,raw,torch", help="comma list from: ours, raw, torch")
-    parser.add_argument("--steps", type=int, help="timed steps per run (default: 10 for the tiny models, 5 for minilm)")
+    parser.add_argument("--steps", type=int, help="timed steps per run (default: 10 for the tiny models, 8 for minilm)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps before timing")
     parser.add_argument("--check", action="store_true", help="compare dropout-free losses against real torch instead of timing")
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a child run counts as failed")
