@@ -50,9 +50,11 @@ def test_attention_keeps_only_its_inputs_for_the_backward():
     q, k, v = _leaves((2, 2, 8, 4), (2, 2, 8, 4), (2, 2, 8, 4))
     out = lean.attention(q, k, v, None, 0.5)
     assert out.grad_fn is not None
-    # the backward recomputes the weights: nothing but q, k, v (and the absent mask) is saved
+    # the backward recomputes the weights: nothing but the scaled q, k, v (and the absent mask) is saved
     saved = [t for t in out.grad_fn.saved_tensors if t is not None]
-    assert len(saved) == 3 and {id(t) for t in saved} == {id(q), id(k), id(v)}
+    assert len(saved) == 3 and {id(t) for t in saved[1:]} == {id(k), id(v)}
+    assert tuple(saved[0].shape) == tuple(q.shape)
+    np.testing.assert_allclose(_arr(saved[0]), _arr(q) * 0.5, rtol=1e-6)
 
 
 def test_plain_path_without_recording():

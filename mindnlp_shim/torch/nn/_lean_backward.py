@@ -7,7 +7,7 @@ dropout) keep several full-size intermediates per call; in a BERT training step 
 activation memory (measured per call: GELU 4.5x its output, attention 10x its output, against about 1x in real
 torch). A linear layer on a 3-D input kept a flattened copy of its input (MindSpore's reshape under autograd
 copies), one per layer even when q, k and v share the input. Here each is one Function: linear keeps its
-input and weight; GELU keeps its derivative; attention keeps q, k, v and the dropout mask as bytes and
+input and weight; GELU keeps its derivative; attention keeps the scaled q, k, v and the dropout mask as bytes and
 recomputes the attention weights in the backward, as torch's fused CPU attention does. Layer norm keeps its
 input, weight and row statistics, like MindSpore's own, but its backward is written out for speed.
 """
@@ -159,45 +159,51 @@ def layer_norm(x, weight, bias, prim):
 
 
 # ---------------------------------------------------------------- attention
-def _weights(query, key, additive_mask, scale):
-    # The scale multiplies the contiguous scores: q is usually a transposed view, and MindSpore's CPU kernels
-    # on strided inputs are several times slower than on dense ones.
-    scores = ops.mul(bmm_b_transposed(query, key), scale)
+def _weights(scaled_query, key, additive_mask):
+    scores = bmm_b_transposed(scaled_query, key)
     if additive_mask is not None:
         scores = ops.add(scores, expanded(additive_mask, scores.shape))
     return ops.softmax(scores, -1)
 
 
-def _dropped(weights, keep, keep_scale):
-    """The weights after dropout: `keep` is a NumPy bool array (the kept positions), or None."""
-    if keep is None:
-        return weights
-    mask = mindspore.Tensor.from_numpy(keep.astype(np.float32) * np.float32(keep_scale))
-    return ops.mul(weights, mask if weights.dtype == mindspore.float32 else ops.cast(mask, weights.dtype))
+def _dropout_factor(keep, keep_scale, dtype):
+    """The dropout multiplier as a tensor: `keep_scale` where the NumPy bool array `keep` is True, else 0."""
+    factor = mindspore.Tensor.from_numpy(keep.astype(np.float32) * np.float32(keep_scale))
+    return factor if dtype == mindspore.float32 else ops.cast(factor, dtype)
 
 
 class _Attention(Function):
     @staticmethod
     def forward(ctx, query, key, value, additive_mask, scale, keep, keep_scale):
-        # q, k, v usually arrive as transposed views; BatchMatMul on dense operands is about 5x faster
+        # q, k, v usually arrive as transposed views; BatchMatMul on dense operands is about 5x faster.
+        # The scale multiplies q (L*E elements) rather than the scores (L*S): in the backward this also spares
+        # scaling the recomputed scores and their gradient; q's gradient is scaled instead.
         query, key, value = dense_copy(query), dense_copy(key), dense_copy(value)
-        ctx.save_for_backward(query, key, value, additive_mask)
+        scaled_query = ops.mul(query, scale)
+        ctx.save_for_backward(scaled_query, key, value, additive_mask)
         ctx.scale, ctx.keep, ctx.keep_scale = scale, keep, keep_scale
-        weights = _dropped(_weights(query, key, additive_mask, scale), keep, keep_scale)
+        weights = _weights(scaled_query, key, additive_mask)
+        if keep is not None:
+            weights = ops.mul(weights, _dropout_factor(keep, keep_scale, weights.dtype))
         return _bmm(weights, value)
 
     @staticmethod
     def backward(ctx, grad):
-        query, key, value, additive_mask = ctx.saved_tensors
+        scaled_query, key, value, additive_mask = ctx.saved_tensors
         grad = dense_copy(grad)
-        weights = _weights(query, key, additive_mask, ctx.scale)  # recomputed instead of kept
-        grad_value = _bmm_a_transposed(_dropped(weights, ctx.keep, ctx.keep_scale), grad)
-        grad_weights = _dropped(bmm_b_transposed(grad, value), ctx.keep, ctx.keep_scale)
-        # softmax backward, scaled: scale * w * (g - sum(g * w))
+        weights = _weights(scaled_query, key, additive_mask)  # recomputed instead of kept
+        grad_weights = bmm_b_transposed(grad, value)
+        if ctx.keep is None:
+            dropped = weights
+        else:
+            factor = _dropout_factor(ctx.keep, ctx.keep_scale, weights.dtype)
+            dropped, grad_weights = ops.mul(weights, factor), ops.mul(grad_weights, factor)
+        grad_value = _bmm_a_transposed(dropped, grad)
+        # softmax backward: w * (g - sum(g * w)), the gradient of the scores of the scaled query
         row_sums = sum_last_axis(ops.mul(grad_weights, weights))
-        grad_scores = ops.mul(ops.mul(weights, ops.sub(grad_weights, expanded(row_sums, weights.shape))), ctx.scale)
-        grad_query = _bmm(grad_scores, key)
-        grad_key = _bmm_a_transposed(grad_scores, query)
+        grad_scores = ops.mul(weights, ops.sub(grad_weights, expanded(row_sums, weights.shape)))
+        grad_query = ops.mul(_bmm(grad_scores, key), ctx.scale)
+        grad_key = _bmm_a_transposed(grad_scores, scaled_query)
         return grad_query, grad_key, grad_value, None, None, None, None
 
 
@@ -210,5 +216,5 @@ def can_run_attention(query, key, value, additive_mask):
 
 def attention(query, key, value, additive_mask, scale, keep=None, keep_scale=1.0):
     """softmax(q k^T * scale + mask), dropped out where `keep` is False (kept values scaled by `keep_scale`),
-    times v; recorded as one Function that keeps q, k, v, the mask and `keep`."""
+    times v; recorded as one Function that keeps the scaled q, k, v, the mask and `keep`."""
     return _Attention.apply(query, key, value, additive_mask, scale, keep, keep_scale)
