@@ -33,15 +33,25 @@ def add(input, other, *, alpha=1, out=None):
         reject_out(out, "add")
     if alpha != 1:
         other = ops.mul(other, alpha)
+    # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
+    if type(input) is Tensor:
+        if type(other) is float or type(other) is int:
+            return ops.add(input, other)  # a scalar is no gradient leaf and never tiled
+        if type(other) is Tensor and not (input._requires_grad or other._requires_grad) \
+                and input._shape == other._shape:
+            return ops.add(input, other)  # no leaf that requires grad, nothing to tile
     if _grad_goes_to_leaf_and_branch(input, other):
         return ops.sub(input, ops.neg(other))  # exact same value; Sub's backward gives each input its own tensor
     return ops.add(*tiled_operands(input, other))
 
 
 def sub(input, other, *, alpha=1, out=None):
-    reject_out(out, "sub")
+    if out is not None:
+        reject_out(out, "sub")
     if alpha != 1:
         other = ops.mul(other, alpha)
+    if type(input) is Tensor and type(other) is Tensor and input._shape == other._shape:
+        return ops.sub(input, other)
     return ops.sub(*tiled_operands(input, other))
 
 
@@ -50,7 +60,10 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other, *, out=None):
-    reject_out(out, "mul")
+    if out is not None:
+        reject_out(out, "mul")
+    if type(input) is Tensor and type(other) is Tensor and input._shape == other._shape:
+        return ops.mul(input, other)
     return ops.mul(*tiled_operands(input, other))
 
 

@@ -4,11 +4,13 @@ import collections
 import mindspore
 from mindspore import mint, ops
 
+from .. import _dtype
 from ._util import Tensor, reject_out
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
 _INTEGRAL_TO_LONG = frozenset({mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8})
+_FLOATING_OR_COMPLEX = _dtype.FLOATING | _dtype.COMPLEX
 
 
 def _dim_tuple(dim):
@@ -34,20 +36,16 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
     return out
 
 
-def _is_empty(input):
-    return 0 in input._shape  # MindSpore's own shape tuple: no torch.Size built, no product taken
-
-
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         reject_out(out, "sum")
     if dtype is None and input._dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
-    if _is_empty(input):
+    if 0 in input._shape:  # empty
         return _empty_reduction(input, dim, keepdim, 0, dtype or input.dtype)
     if dtype is not None and dtype != input.dtype:
         input = input.astype(dtype)
-    return mint.sum(input, _dim_tuple(dim), keepdim)
+    return mint.sum(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -55,15 +53,16 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    reject_out(out, "mean")
+    if out is not None:
+        reject_out(out, "mean")
     if dtype is not None:
         input = input.astype(dtype)
-    if not input.is_floating_point() and not input.is_complex():
+    if input._dtype not in _FLOATING_OR_COMPLEX:
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {str(input.dtype).replace('torch.', '').capitalize()}")
-    if _is_empty(input):
+    if 0 in input._shape:  # empty
         return _empty_reduction(input, dim, keepdim, float("nan"), input.dtype)
-    return mint.mean(input, _dim_tuple(dim), keepdim)
+    return mint.mean(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
