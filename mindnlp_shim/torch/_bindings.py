@@ -145,21 +145,33 @@ def _checked_inplace(fn):
     and an op that saved the receiver itself for its backward (clamp, mul, ...) would then fail at backward."""
 
     def method(self, *args, **kwargs):
-        source = self
-        if not self._is_leaf and _pynative_executor.enable_grad():
-            source = _tensor.clone(self)
-        value = fn(source, *args, **kwargs)
-        # identity settles the usual case (same dtype) cheaply; equal dtypes are never a higher kind anyway
-        if isinstance(value, Tensor) and value._dtype is not self._dtype and \
-                _util.dtype_category(value.dtype) > _util.dtype_category(self.dtype):
-            raise RuntimeError(f"result type {_TORCH_TYPE_NAMES.get(value.dtype, value.dtype)} can't be cast to the "
-                               f"desired output type {_TORCH_TYPE_NAMES.get(self.dtype, self.dtype)}")
-        if getattr(self, "_is_data_alias", False):
-            return _tensor.outside_autograd(_inplace.assign, self, value, value_is_fresh=True)
-        return _inplace.assign(self, value, value_is_fresh=True)
+        if self._is_leaf:
+            value = fn(self, *args, **kwargs)
+            # The usual case, answered before the general checks: a plain leaf receives a fresh result of its
+            # own dtype and shape, which simply becomes its storage.
+            if not self._requires_grad and type(value) is Tensor and value is not self \
+                    and value._dtype is self._dtype and value._shape == self._shape \
+                    and getattr(self, "parent_tensor_", None) is None and not getattr(self, "_is_data_alias", False) \
+                    and value.is_contiguous():
+                return _inplace.take_storage(self, value)
+        else:
+            value = fn(_tensor.clone(self) if _pynative_executor.enable_grad() else self, *args, **kwargs)
+        return _write_result(self, value)
 
     method.__name__ = fn.__name__ + "_"
     return method
+
+
+def _write_result(self, value):
+    """The end of a `Tensor.<op>_` in general: refuse a result of a higher kind, then write it into `self`."""
+    # identity settles the usual case (same dtype) cheaply; equal dtypes are never a higher kind anyway
+    if isinstance(value, Tensor) and value._dtype is not self._dtype and \
+            _util.dtype_category(value.dtype) > _util.dtype_category(self.dtype):
+        raise RuntimeError(f"result type {_TORCH_TYPE_NAMES.get(value.dtype, value.dtype)} can't be cast to the "
+                           f"desired output type {_TORCH_TYPE_NAMES.get(self.dtype, self.dtype)}")
+    if getattr(self, "_is_data_alias", False):
+        return _tensor.outside_autograd(_inplace.assign, self, value, value_is_fresh=True)
+    return _inplace.assign(self, value, value_is_fresh=True)
 
 
 def _random_inplace(value_fn):

@@ -46,7 +46,7 @@ def _fresh_copy(value):
 
 
 def _as_value(tensor, value):
-    if not isinstance(value, mindspore.Tensor):
+    if not isinstance(value, TensorPy):  # the C base class: isinstance against Tensor's ABC is several times slower
         fill_dtype = mindspore.float32 if tensor.dtype == mindspore.bfloat16 else tensor.dtype  # no bf16 fill on CPU
         value = ops.fill(fill_dtype, tuple(tensor.shape), value)
         return value if value.dtype == tensor.dtype else ops.cast(value, tensor.dtype)
@@ -66,12 +66,13 @@ def assign(tensor, value, *, value_is_fresh=False):
     receiver's storage without a copy."""
     if value is tensor:
         return tensor
-    if tensor._is_leaf and tensor._requires_grad and _pynative_executor.enable_grad():
+    is_leaf = tensor._is_leaf
+    if is_leaf and tensor._requires_grad and _pynative_executor.enable_grad():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     converted = _as_value(tensor, value)
     fresh = value_is_fresh or converted is not value
     is_view = getattr(tensor, "parent_tensor_", None) is not None
-    if not tensor._is_leaf:
+    if not is_leaf:
         if is_view or not tensor.is_contiguous():
             _ms_setitem(tensor, Ellipsis, converted)
         else:
@@ -79,7 +80,14 @@ def assign(tensor, value, *, value_is_fresh=False):
     elif is_view:
         _ms_setitem(tensor, Ellipsis, converted)
     else:
-        _update_data(tensor, converted if fresh else _fresh_copy(converted))
+        take_storage(tensor, converted if fresh else _fresh_copy(converted))
+    return tensor
+
+
+def take_storage(tensor, value):
+    """`tensor` (a leaf outside autograd that is no view) takes the storage of `value`, a fresh contiguous
+    tensor of its dtype and shape that nobody else holds; returns `tensor`."""
+    _update_data(tensor, value)
     return tensor
 
 

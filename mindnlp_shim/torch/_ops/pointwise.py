@@ -3,6 +3,7 @@ import mindspore
 from mindspore import ops
 from mindspore._c_expression import TensorPy
 
+from .. import _dtype
 from ._util import Tensor, reject_out
 from .broadcast import tiled_operands
 
@@ -278,6 +279,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def masked_fill(input, mask, value):
+    if type(value) is float and input._dtype in _dtype.FLOATING:
+        return ops.masked_fill(input, mask, value)  # the usual call, answered before the conversions below
     if isinstance(value, Tensor):
         value = value.astype(input.dtype)
     elif input.is_floating_point():

@@ -207,6 +207,11 @@ def _promote_all(tensors):
 
 
 def cat(tensors, dim=0, *, out=None):
+    if type(tensors) in (list, tuple) and len(tensors) == 2:  # the usual call, before the general checks
+        a, b = tensors
+        a_shape, b_shape = a._shape, b._shape
+        if a._dtype is b._dtype and len(a_shape) == len(b_shape) and a_shape != (0,) and b_shape != (0,):
+            return ops.cat((a, b), dim if dim >= 0 else dim + len(a_shape))
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")

@@ -16,12 +16,12 @@ import math
 import numpy as np
 import mindspore
 from mindspore import ops
+from mindspore.graph.api import _pynative_executor
 
 from ..autograd.function import Function
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
 from .._ops.sums import sum_last_axis, sum_rows
-from ..autograd.grad_mode import is_grad_enabled
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -34,7 +34,14 @@ _mm_a_transposed = ops.MatMul(transpose_a=True)
 
 
 def _records(*tensors):
-    return is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
+    """Whether autograd records an op on `tensors`: grad mode is on and one of them requires grad. MindSpore's
+    C-level flag is read first; the torch property (which also excludes integer tensors) only when it is set."""
+    if not _pynative_executor.enable_grad():
+        return False
+    for t in tensors:
+        if t is not None and t._requires_grad and t.requires_grad:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- linear

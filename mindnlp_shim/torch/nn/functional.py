@@ -162,10 +162,10 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 # ---------------------------------------------------------------- activations
 def gelu(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
     if approximate == "none":
         return _lean.gelu_exact(input)
+    if approximate != "tanh":
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
     return ops.gelu(input, approximate=approximate)
 
 
