@@ -442,6 +442,14 @@ def test_write_back_when_asnumpy_is_a_copy():
     np.testing.assert_array_equal(view.asnumpy(), [2, 2, 2])
 
 
+def test_dense_tensor_is_updated_through_a_zero_copy_view():
+    dense = mindspore.Tensor(np.ones((2, 3), np.float32))
+    array, is_copy = _storage.host_array(dense)
+    assert not is_copy
+    array += 1  # no release needed: the array is the tensor's own storage
+    np.testing.assert_array_equal(dense.asnumpy(), np.full((2, 3), 2, np.float32))
+
+
 # ---------------------------------------------------------------------------------- clip_grad
 def _grad_params(data):
     params = [torch.nn.Parameter(torch.zeros(*s)) for s in SHAPES]

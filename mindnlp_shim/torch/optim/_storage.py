@@ -44,11 +44,11 @@ def _address(array):
 
 def host_array(tensor):
     """`(array, is_copy)`: a writable NumPy array over `tensor`'s storage, or a private copy of it."""
-    first = tensor.asnumpy()
-    second = tensor.asnumpy()  # a copy would land at a new address while `first` is alive
-    if _address(first) == _address(second) and first.flags.writeable:
-        return first, False
-    return np.array(first), True
+    array = tensor.asnumpy()
+    # a zero-copy view starts where the tensor's data does; the copy made for a view tensor lies elsewhere
+    if _address(array) == tensor.data_ptr() and array.flags.writeable:
+        return array, False
+    return np.array(array), True
 
 
 def release(tensor, array, is_copy):
