@@ -87,6 +87,9 @@ def upcast_bf16(fn):
     except (TypeError, ValueError):
         takes_inplace = False
 
+    # what a call without keyword arguments may skip to (an inner wrapper that only renames keywords)
+    positional_fn = getattr(fn, "__without_keywords__", fn)
+
     @functools.wraps(fn)
     def op(*args, **kwargs):
         # Fast path, inlined because it runs before every op: plain tensors read through the C-level `_dtype`
@@ -98,7 +101,9 @@ def upcast_bf16(fn):
             elif isinstance(v, (list, tuple)) and _has_bf16((v,)):
                 break
         else:
-            if not kwargs or not _has_bf16(kwargs.values()):
+            if not kwargs:
+                return positional_fn(*args)
+            if not _has_bf16(kwargs.values()):
                 return fn(*args, **kwargs)
         back_to_bf16 = "dtype" not in kwargs and _only_bf16_floats(args) and _only_bf16_floats(kwargs.values())
         inplace = takes_inplace and kwargs.get("inplace", False)

@@ -17,7 +17,8 @@ def _reflected(fn):
     return method
 
 
-_OPERAND_TYPES = (Tensor, int, float, bool, complex)
+# TensorPy is the C base class of every tensor: isinstance against Tensor (an ABC) costs several times more
+_OPERAND_TYPES = (TensorPy, int, float, complex)  # (bool is an int)
 
 
 def _operator(fn):

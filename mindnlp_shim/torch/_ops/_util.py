@@ -71,6 +71,8 @@ def _with_numpy_names(fn):
             kwargs["keepdim"] = kwargs.pop("keepdims")
         return fn(*args, **kwargs)
 
+    # a call without keyword arguments needs no renaming: an outer wrapper may call `fn` directly
+    op.__without_keywords__ = fn
     return op
 
 
