@@ -107,7 +107,7 @@ class _ExactGelu(Function):
 
 def gelu_exact(x):
     """x * Phi(x); recorded as one Function that keeps only its derivative (one tensor, as torch keeps x)."""
-    if _records(x):
+    if x._requires_grad and _records(x):  # (the C-level flag first: the common no-grad call skips a frame)
         return _ExactGelu.apply(x)
     return ops.mul(x, _normal_cdf(x))
 
