@@ -1,5 +1,6 @@
 """torch.nn.functional on MindSpore kernels that exist on every device target (see `_backend` notes inline)."""
 import math
+import threading
 
 import numpy as np
 import mindspore
@@ -113,8 +114,24 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 
 # ---------------------------------------------------------------- dropout (drawn from the shim's RNG)
+_draw_scratch = threading.local()  # per thread: models run in several threads must not share it
+
+
+def _uniform_scratch(shape):
+    """A float32 array of `shape` to draw into, reused between calls (a fresh 12 MB array per attention dropout
+    cost its page faults again: 20 ms per MiniLM step)."""
+    count = math.prod(shape)
+    buffer = getattr(_draw_scratch, "buffer", None)
+    if buffer is None or buffer.size < count:
+        buffer = _draw_scratch.buffer = np.empty(count, dtype=np.float32)
+    return buffer[:count].reshape(shape)
+
+
 def _keep_bools(shape, p, generator=None):
-    return _numpy_rng(generator).random(tuple(shape), dtype=np.float32) >= p
+    """True where dropout keeps an element: a uniform float32 draw >= p."""
+    shape = tuple(shape)
+    draws = _numpy_rng(generator).random(shape, dtype=np.float32, out=_uniform_scratch(shape))
+    return draws >= p
 
 
 def _keep_mask(shape, p, dtype, generator=None):
