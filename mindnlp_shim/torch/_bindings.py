@@ -148,12 +148,7 @@ def _checked_inplace(fn):
     def method(self, *args, **kwargs):
         if self._is_leaf:
             value = fn(self, *args, **kwargs)
-            # The usual case, answered before the general checks: a plain leaf receives a fresh result of its
-            # own dtype and shape, which simply becomes its storage.
-            if not self._requires_grad and type(value) is Tensor and value is not self \
-                    and value._dtype is self._dtype and value._shape == self._shape \
-                    and getattr(self, "parent_tensor_", None) is None and not getattr(self, "_is_data_alias", False) \
-                    and value.is_contiguous():
+            if _inplace.can_take_storage(self, value):  # the usual case: the fresh result becomes the storage
                 return _inplace.take_storage(self, value)
         else:
             value = fn(_tensor.clone(self) if _pynative_executor.enable_grad() else self, *args, **kwargs)

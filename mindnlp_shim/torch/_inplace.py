@@ -91,6 +91,16 @@ def take_storage(tensor, value):
     return tensor
 
 
+def can_take_storage(tensor, value):
+    """Whether `assign(tensor, value, value_is_fresh=True)` comes down to `take_storage`: `tensor` is a plain
+    leaf (no grad, no view, no `.data` alias) and `value` a contiguous tensor of its own dtype and shape. The
+    in-place ops test this first, so their usual call skips the general checks."""
+    return (type(value) is mindspore.Tensor and value is not tensor and tensor._is_leaf
+            and not tensor._requires_grad and value._dtype is tensor._dtype and value._shape == tensor._shape
+            and getattr(tensor, "parent_tensor_", None) is None and not getattr(tensor, "_is_data_alias", False)
+            and value.is_contiguous())
+
+
 def inplace_of(fn):
     """`Tensor.<op>_` from the out-of-place `<op>`: compute, then write the result into the receiver."""
 
