@@ -38,6 +38,8 @@ INSTALL_REQUIRES = [
 EXTRAS_REQUIRE = {
     "test": [
         "pytest>=8",
+        # generated differential tests: ops x drawn inputs compared with the oracle
+        "hypothesis>=6.100,<7",
         # Real PyTorch, only as the oracle parity tests compare against (never imported by the shim).
         # On the project's machines pip takes the CPU build of exactly this release from the local wheel store.
         "torch==2.13.0",
