@@ -165,9 +165,6 @@ def test_inplace_keeps_identity_and_values(name):
     assert_same_tensor(*results, rtol=1e-5)
 
 
-_VIEW_WRITES_NOT_SUPPORTED = pytest.mark.xfail(
-    strict=True, reason="MindSpore's view/reshape/transpose/unsqueeze/chunk results share storage without a base "
-                        "link; in-place writes swap the view's data and do not reach the base (shim _inplace)")
 VIEW_WRITES = {
     "view": lambda T, x: x.view(-1)[2:5].zero_(),
     "reshape": lambda T, x: x.reshape(-1).add_(1),
@@ -178,7 +175,6 @@ VIEW_WRITES = {
 
 
 @pytest.mark.parametrize("name", sorted(VIEW_WRITES))
-@_VIEW_WRITES_NOT_SUPPORTED
 def test_inplace_through_shape_views_reaches_base(name):
     m, r = both(mutated(VIEW_WRITES[name]))
     assert_same_tensor(m, r)

@@ -3,17 +3,19 @@
 MindSpore's CPU in-place Tensor methods are silently out of place (`add_`) or have no kernel (`fill_`), so
 each torch in-place op computes its result out of place and hands it to `assign`, which puts it into the
 receiver while keeping the receiver's identity (its `.grad`, hooks, and a Parameter's place in its module
-and optimizer). Three cases, by what must observe the write:
+and optimizer). Which write, by what must observe it:
 - a tensor inside an autograd graph: a recorded write (`copy_`/index assignment), so gradients see it;
-- a view taken by indexing (a row of a weight): index assignment, which MindSpore forwards to the base;
-- anything else: the tensor's data is swapped for the new value (`TensorPy._update_data`): constant time,
-  any dtype (bf16 included), and the only write MindSpore allows on a leaf that has been through backward.
+- any other tensor on the CPU target: the value is copied into the receiver's own memory (`_memory.write`), so
+  its base, every view of it and every NumPy array over it see the write, as in torch;
+- on device targets, a view taken by indexing gets index assignment (MindSpore forwards it to the base) and
+  any other tensor has its data swapped for the new value (`TensorPy._update_data`).
 """
 import mindspore
 from mindspore import ops
 from mindspore._c_expression import TensorPy
 from mindspore.graph.api import _pynative_executor
 
+from . import _memory
 from ._runtime import ON_CPU
 
 _ms_setitem = mindspore.Tensor.__setitem__
@@ -69,6 +71,9 @@ def assign(tensor, value, *, value_is_fresh=False):
     is_leaf = tensor._is_leaf
     if is_leaf and tensor._requires_grad and _pynative_executor.enable_grad():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if is_leaf and ON_CPU and not _records(value):
+        write_memory(tensor, value)
+        return tensor
     converted = _as_value(tensor, value)
     fresh = value_is_fresh or converted is not value
     is_view = getattr(tensor, "parent_tensor_", None) is not None
@@ -84,10 +89,34 @@ def assign(tensor, value, *, value_is_fresh=False):
     return tensor
 
 
+def _records(value):
+    """Whether writing `value` must be recorded by autograd (a tensor that requires grad, grad mode on)."""
+    return isinstance(value, TensorPy) and (value._requires_grad or not value._is_leaf) and \
+        _pynative_executor.enable_grad()
+
+
+def write_memory(tensor, value):
+    """CPU target: copy `value` (tensor or Python scalar) into `tensor`'s own storage, cast to its dtype and
+    broadcast to its shape, so every alias of that storage sees it."""
+    if isinstance(value, TensorPy):
+        if value.dtype is not tensor.dtype:  # (dtypes are singletons) MindSpore's cast, as for every op result
+            value = ops.cast(value, tensor.dtype)
+        value = _memory.host_view(value)
+    try:
+        _memory.write(tensor, value)
+    except ValueError as exc:  # NumPy's broadcast error
+        raise RuntimeError(f"the value of shape {tuple(getattr(value, 'shape', ()))} cannot be written into a "
+                           f"tensor of shape {tuple(tensor.shape)}: {exc}") from None
+
+
 def take_storage(tensor, value):
-    """`tensor` (a leaf outside autograd that is no view) takes the storage of `value`, a fresh contiguous
-    tensor of its dtype and shape that nobody else holds; returns `tensor`."""
-    _update_data(tensor, value)
+    """`tensor` (a leaf outside autograd) gets the values of `value`, a fresh contiguous tensor of its dtype
+    and shape that nobody else holds; returns `tensor`. On the CPU target the values are copied into the
+    tensor's own storage (its aliases see them); elsewhere the tensor takes `value`'s storage."""
+    if ON_CPU:
+        _memory.write(tensor, _memory.host_view(value))
+    else:
+        _update_data(tensor, value)
     return tensor
 
 

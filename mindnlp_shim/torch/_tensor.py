@@ -12,6 +12,7 @@ from . import _backend, _dtype, _inplace
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
+from mindspore.graph.api import _pynative_executor
 from .autograd import engine as _engine
 
 Tensor = mindspore.Tensor
@@ -253,11 +254,21 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 def numpy(self, *, force=False):
     if not force and _get_requires_grad(self):
         raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+    return _shared_array(self)
+
+
+def _shared_array(self):
+    """The tensor's memory as a NumPy array (shared both ways on the CPU target, as torch's `numpy()`).
+    MindSpore's `asnumpy()` shares a dense tensor's memory but copies a view's."""
+    if PROCESS_DEVICE_TYPE == "cpu":
+        from ._memory import host_view
+
+        return host_view(self)
     return self.asnumpy()
 
 
 def __array__(self, dtype=None, copy=None):
-    arr = self.asnumpy()
+    arr = _shared_array(self)
     return arr if dtype is None else arr.astype(dtype)
 
 
@@ -544,6 +555,10 @@ def __setitem__(self, index, value):
             items = tuple(map(_normalize_index_item, items))
             index = items[0] if len(items) == 1 else items
             break
+    if PROCESS_DEVICE_TYPE == "cpu" and self._is_leaf and not _inplace._records(value) and \
+            not (self._requires_grad and _pynative_executor.enable_grad()):
+        _setitem_in_memory(self, items, value)  # into the tensor's own storage: every alias sees the write
+        return
     if isinstance(value, Tensor) and value.ndim and any(type(it) is Tensor and it.dtype == mindspore.bool_
                                                         for it in items):
         # values for the selected elements in order (`x[mask] = v`): MindSpore broadcasts v against the mask
@@ -564,6 +579,32 @@ def __setitem__(self, index, value):
         outside_autograd(_ms_setitem, self, index, value)
     else:
         _ms_setitem(self, index, value)
+
+
+def _numpy_index_item(item):
+    if type(item) is Tensor:
+        if item.dtype not in _dtype.INTEGRAL and item.dtype != mindspore.bool_:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return item.asnumpy()
+    return item
+
+
+def _setitem_in_memory(self, items, value):
+    """`self[items] = value` written into `self`'s storage with NumPy's indexing, whose rules for the index
+    kinds that reach here (ints, slices, None, Ellipsis, integer and boolean arrays) are torch's."""
+    from . import _memory
+
+    if _memory.has_internal_overlap(self):
+        raise RuntimeError(_memory.OVERLAP_MESSAGE)
+    if isinstance(value, Tensor):
+        value = (value if value.dtype is self.dtype else ops.cast(value, self.dtype)).asnumpy()
+    index = tuple(_numpy_index_item(it) for it in items)
+    target = _memory.host_view(self)
+    try:
+        target[index[0] if len(index) == 1 else index] = value
+    except ValueError as exc:  # NumPy's broadcast error
+        raise RuntimeError(f"shape mismatch: value of shape {tuple(np.shape(value))} cannot be written into "
+                           f"the indexed part of a tensor of shape {tuple(self.shape)}: {exc}") from None
 
 
 def _getitem_stepped(self, items):

@@ -26,7 +26,33 @@ def _infer_shape(shape, numel):
     return tuple(shape)
 
 
-def reshape(input, *shape):
+def _can_view(old_shape, old_strides, new_shape):
+    """Whether `new_shape` can address the same elements as a view of a tensor laid out as `old_shape` with
+    `old_strides` (torch's rule for `view`): each new dimension lies within one run of old dimensions that are
+    contiguous with each other (stride[d] == stride[d+1] * size[d+1]); size-1 dimensions place no constraint."""
+    runs, previous_stride = [], None
+    for size, stride in zip(old_shape, old_strides):
+        if size == 1:
+            continue
+        if runs and previous_stride == stride * size:
+            runs[-1] *= size
+        else:
+            runs.append(size)
+        previous_stride = stride
+    sizes = iter(n for n in new_shape if n != 1)
+    for run in runs:
+        covered = 1
+        while covered < run:
+            size = next(sizes, None)
+            if size is None:
+                return False
+            covered *= size
+        if covered != run:
+            return False
+    return next(sizes, None) is None
+
+
+def _reshaped(input, shape, *, must_view):
     current = input._shape  # MindSpore's own tuple: reading `shape` would build a torch.Size
     numel = 1
     for d in current:
@@ -34,9 +60,18 @@ def reshape(input, *shape):
     shape = _infer_shape(shape_arg(shape), numel)
     if current == shape:
         return input
-    if not input.is_contiguous():
-        input = contiguous(input)  # MindSpore's reshape would make its slower copy
-    return ops.reshape(input, shape)
+    if input.is_contiguous() or numel == 0:
+        return ops.reshape(input, shape)
+    if _can_view(current, input.stride(), shape):
+        return ops.reshape(input, shape)  # MindSpore makes a strided view here, as torch does
+    if must_view:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return ops.reshape(contiguous(input), shape)  # a copy, as torch's reshape makes (MindSpore's own is slower)
+
+
+def reshape(input, *shape):
+    return _reshaped(input, shape, must_view=False)
 
 
 def view(input, *shape, dtype=None):
@@ -44,7 +79,7 @@ def view(input, *shape, dtype=None):
         return view_as_dtype(input, dtype)
     if len(shape) == 1 and isinstance(shape[0], mindspore.dtype.Type):
         return view_as_dtype(input, shape[0])
-    return reshape(input, *shape)
+    return _reshaped(input, shape, must_view=True)
 
 
 def view_as_dtype(input, dtype):
@@ -60,7 +95,7 @@ def view_as_dtype(input, dtype):
 
 
 def view_as(input, other):
-    return reshape(input, other.shape)
+    return view(input, other.shape)
 
 
 def reshape_as(input, other):

@@ -1,0 +1,72 @@
+"""A tensor's own memory as a NumPy array, on the CPU target: how in-place writes reach every alias.
+
+MindSpore's view ops (reshape, transpose, expand, slicing, split, diagonal, stop_gradient, ...) give tensors that
+share their base's storage with strides and an offset, like torch's. What MindSpore lacks is a write into that
+storage: its CPU `copy_`/`__setitem__` on a leaf give the tensor a new storage, so views and arrays taken
+before keep the old values. `host_view(t)` is a writable NumPy array over exactly the elements `t` addresses
+(its data pointer, shape and strides), so `np.copyto(host_view(t), value)` changes the memory that `t`, its base,
+its other views and any NumPy array over it all read.
+
+The array keeps `t` alive (through its `base`), so the memory cannot be freed while the array is in use.
+"""
+import numpy as np
+import mindspore
+
+from . import _dtype
+
+_ms_stride = mindspore.Tensor.stride  # MindSpore's own (a list of element strides), captured before the torch binding
+
+
+class _Buffer:
+    """The object behind a host view: NumPy reads the layout from `__array_interface__`; `tensor` keeps the
+    memory alive for as long as the array (whose `base` this is) exists."""
+    __slots__ = ("__array_interface__", "tensor")
+
+    def __init__(self, interface, tensor):
+        self.__array_interface__ = interface
+        self.tensor = tensor
+
+
+_LAYOUTS = {}  # dtype -> (NumPy type string, itemsize, dtype to re-view the items as or None)
+
+
+def _layout(dtype):
+    layout = _LAYOUTS.get(dtype)
+    if layout is None:
+        np_dtype = _dtype.to_numpy_dtype(dtype)
+        if np_dtype.name == "bfloat16":  # NumPy's interface has no type string for it: lay out uint16, re-view
+            layout = ("<u2", 2, np_dtype)
+        else:
+            layout = (np_dtype.str, np_dtype.itemsize, None)
+        _LAYOUTS[dtype] = layout
+    return layout
+
+
+def host_view(tensor):
+    """A writable NumPy array over `tensor`'s elements in its own storage (CPU target only)."""
+    typestr, itemsize, reviewed = _layout(tensor.dtype)
+    shape = tensor._shape  # MindSpore's own tuple
+    if 0 in shape:
+        return np.empty(shape, reviewed or np.dtype(typestr))  # nothing to alias
+    interface = {"data": (tensor.data_ptr(), False), "shape": shape,
+                 "strides": tuple(s * itemsize for s in _ms_stride(tensor)), "typestr": typestr, "version": 3}
+    array = np.asarray(_Buffer(interface, tensor))
+    return array if reviewed is None else array.view(reviewed)
+
+
+def has_internal_overlap(tensor):
+    """Whether two elements of `tensor` share one memory location (an expanded dimension): torch refuses to
+    write into such a tensor."""
+    return 0 in _ms_stride(tensor) and any(st == 0 and n > 1 for n, st in zip(tensor._shape, _ms_stride(tensor)))
+
+
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                   "location. Please clone() the tensor before performing the operation.")
+
+
+def write(tensor, value):
+    """Write `value` (a NumPy array or scalar of `tensor`'s dtype, broadcastable to its shape) into `tensor`'s
+    storage; every alias sees it. Overlap between `value` and `tensor` is safe (NumPy buffers it)."""
+    if has_internal_overlap(tensor):
+        raise RuntimeError(OVERLAP_MESSAGE)
+    np.copyto(host_view(tensor), value, casting="unsafe")
