@@ -199,7 +199,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _maybe_inplace(input, ops.where(ops.gt(input, 0), input, ops.mul(ops.expm1(input), alpha)), inplace)
+    # (the shim's expm1: MindSpore's CPU kernel returns 0 for |x| < 6e-8, see _ops/_host_math.py)
+    return _maybe_inplace(input, ops.where(ops.gt(input, 0), input, ops.mul(_pw.expm1(input), alpha)), inplace)
 
 
 def selu(input, inplace=False):
@@ -209,15 +210,16 @@ def selu(input, inplace=False):
 
 def celu(input, alpha=1.0, inplace=False):
     return _maybe_inplace(input, ops.add(ops.relu(input), ops.minimum(
-        ops.mul(ops.expm1(ops.div(input, alpha)), alpha), 0.0)), inplace)
+        ops.mul(_pw.expm1(ops.div(input, alpha)), alpha), 0.0)), inplace)
 
 
 def silu(input, inplace=False):
-    return _maybe_inplace(input, ops.silu(input), inplace)
+    # x * sigmoid(x) with the shim's sigmoid: MindSpore's CPU SiLU kernel is up to 300 ulps off in float32
+    return _maybe_inplace(input, ops.mul(input, _pw.sigmoid(input)), inplace)
 
 
 def mish(input, inplace=False):
-    return _maybe_inplace(input, ops.mul(input, ops.tanh(softplus(input))), inplace)
+    return _maybe_inplace(input, ops.mul(input, _pw.tanh(softplus(input))), inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -234,7 +236,8 @@ def hardswish(input, inplace=False):
 
 def softplus(input, beta=1.0, threshold=20.0):
     scaled = ops.mul(input, beta)
-    soft = ops.div(ops.log1p(ops.exp(ops.minimum(scaled, threshold))), beta)
+    # the shim's log1p and exp (within 1 ulp; MindSpore's CPU log1p gives 0 for arguments below 6e-8)
+    soft = ops.div(_pw.log1p(_pw.exp(ops.minimum(scaled, threshold))), beta)
     return ops.where(ops.gt(scaled, threshold), input, soft)
 
 

@@ -1,0 +1,126 @@
+"""Elementwise accuracy in float32 ulps against real torch, over dense sweeps of inputs (tests/scripts/ulp_sweep.py
+holds the cases and the measuring; docs/numerics.md the full table), and the T5 position buckets that flooring
+an inaccurate log moved."""
+import importlib.util
+import math
+import os
+
+import numpy as np
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+_spec = importlib.util.spec_from_file_location(
+    "ulp_sweep", os.path.join(os.path.dirname(__file__), "scripts", "ulp_sweep.py"))
+sweep = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sweep)
+
+POINTS = 200_000  # per case: every binade of the domain still gets hundreds of points
+
+
+@pytest.mark.parametrize("case", [c for c in sweep.CASES if c.bound is not None], ids=lambda c: c.name)
+def test_max_ulp_against_torch(case):
+    arrays = case.inputs(POINTS)
+    ref = sweep.run_torch(rt, case, arrays)
+    f64 = sweep.run_torch(rt, case, tuple(a.astype(np.float64) for a in arrays)).astype(np.float32)
+    args = arrays if ref.shape[0] == arrays[0].shape[0] else ()
+    assert sweep.score(sweep.run_torch(mt, case, arrays), ref, f64, args) <= case.bound
+    if case.name not in ("softmax", "log_softmax", "logsumexp"):  # small tensors take other kernel paths
+        small = sweep._small_inputs(arrays)
+        ref_s = sweep.run_torch(rt, case, small, sweep.SMALL)
+        f64_s = sweep.run_torch(rt, case, tuple(a.astype(np.float64) for a in small), sweep.SMALL)
+        n = ref_s.shape[0]
+        got_s = sweep.run_torch(mt, case, small, sweep.SMALL)
+        assert sweep.score(got_s, ref_s, f64_s.astype(np.float32), tuple(a[:n] for a in small)) <= case.bound
+
+
+def test_log_of_powers_of_two_is_exact():
+    # MindSpore's vectorised CPU log (7 elements and up) gave log(2) = 0.69314700
+    x = np.float32(2.0) ** np.arange(-20, 21, dtype=np.float32)
+    np.testing.assert_array_equal(mt.log(mt.from_numpy(x)).numpy(), rt.log(rt.from_numpy(x)).numpy())
+    assert mt.log(mt.tensor([2.0] * 8))[0].item() == np.float32(math.log(2.0))
+
+
+def test_small_arguments_of_log1p_and_expm1():
+    x = np.array([1e-8, -3e-8, 5e-8, 1e-20, 2.5e-7, 1e-3, -1e-3], np.float32)
+    for name in ("log1p", "expm1"):
+        got = getattr(mt, name)(mt.from_numpy(x)).numpy()
+        np.testing.assert_array_max_ulp(got, getattr(rt, name)(rt.from_numpy(x)).numpy(), maxulp=1)
+
+
+def test_tanh_stays_within_one():
+    x = np.linspace(4.9, 9.0, 4000, dtype=np.float32)
+    got = mt.tanh(mt.from_numpy(x)).numpy()
+    assert got.max() <= 1.0
+    np.testing.assert_array_max_ulp(got, rt.tanh(rt.from_numpy(x)).numpy(), maxulp=1)
+
+
+def test_t5_log_ratio_floors_like_torch():
+    for T in (mt, rt):
+        # as a batch of distances (MindSpore's log goes wrong from 7 elements up)
+        ratio = T.log(T.tensor([16.0, 32.0, 64.0] * 3) / 8) / math.log(128 / 8) * 8
+        floored = ratio.to(T.int64).tolist()
+        if T is mt:
+            got = floored
+        else:
+            assert floored == got == [2, 4, 6] * 3
+
+
+def _t5_buckets(T, distances, bidirectional, num_buckets=32, max_distance=128):
+    """T5's relative position buckets, as its paper and model card describe them: exact buckets for small
+    distances, logarithmic ones up to max_distance, a sign split when bidirectional."""
+    rel = distances
+    buckets = T.zeros_like(rel)
+    if bidirectional:
+        num_buckets //= 2
+        buckets = buckets + (rel > 0).to(T.long) * num_buckets
+        rel = T.abs(rel)
+    else:
+        rel = -T.min(rel, T.zeros_like(rel))
+    max_exact = num_buckets // 2
+    is_small = rel < max_exact
+    large = max_exact + (T.log(rel.float() / max_exact) / math.log(max_distance / max_exact)
+                         * (num_buckets - max_exact)).to(T.long)
+    large = T.min(large, T.full_like(large, num_buckets - 1))
+    return buckets + T.where(is_small, rel, large)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_relative_position_buckets_match_torch(bidirectional):
+    d = np.concatenate([np.arange(0, 201), -np.arange(0, 201)]).astype(np.int64)
+    got = _t5_buckets(mt, mt.from_numpy(d), bidirectional).numpy()
+    want = _t5_buckets(rt, rt.from_numpy(d), bidirectional).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["log", "log2", "log10", "log1p", "exp", "expm1", "tanh", "sigmoid"])
+def test_gradients_of_host_computed_ops(name):
+    x = np.random.default_rng(0).uniform(0.1, 3.0, (4, 5)).astype(np.float32)
+    xm = mt.from_numpy(x.copy()).requires_grad_()
+    xr = rt.from_numpy(x.copy()).requires_grad_()
+    w = np.random.default_rng(1).standard_normal((4, 5)).astype(np.float32)
+    (getattr(mt, name)(xm) * mt.from_numpy(w)).sum().backward()
+    (getattr(rt, name)(xr) * rt.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(xm.grad.numpy(), xr.grad.numpy(), rtol=1e-5, atol=1e-6)
+    # in-place variants on a non-leaf keep the graph
+    ym = mt.from_numpy(x.copy()).requires_grad_()
+    z = ym * 1.0
+    getattr(z, name + "_")()
+    (z * mt.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(ym.grad.numpy(), xr.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_non_contiguous_and_float16_inputs():
+    x = np.random.default_rng(2).uniform(0.1, 5.0, (6, 7)).astype(np.float32)
+    got = mt.log(mt.from_numpy(x).t()).numpy()
+    np.testing.assert_array_max_ulp(got, np.log(x.T.astype(np.float64)).astype(np.float32), maxulp=1)
+    h = x.astype(np.float16)
+    got16 = mt.exp(mt.from_numpy(h)).numpy()
+    assert got16.dtype == np.float16
+    np.testing.assert_array_equal(got16, rt.exp(rt.from_numpy(h)).numpy())
