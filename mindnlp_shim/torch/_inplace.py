@@ -61,24 +61,27 @@ def _as_value(tensor, value):
     return value
 
 
-def assign(tensor, value, *, value_is_fresh=False):
+def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     """Write `value` (tensor or Python scalar, broadcast and cast to `tensor`) into `tensor`; return `tensor`.
 
     `value_is_fresh` says `value` is a new tensor nobody else holds (an op's result), so it may become the
-    receiver's storage without a copy."""
+    receiver's storage without a copy. `check_overlap=False` for the writes torch allows into a tensor whose
+    elements share memory (an expanded one): fill_, zero_, masked_fill_."""
     if value is tensor:
         return tensor
     is_leaf = tensor._is_leaf
     if is_leaf and tensor._requires_grad and _pynative_executor.enable_grad():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if is_leaf and ON_CPU and not _records(value):
-        write_memory(tensor, value)
+        write_memory(tensor, value, check_overlap)
         return tensor
     converted = _as_value(tensor, value)
     fresh = value_is_fresh or converted is not value
     is_view = getattr(tensor, "parent_tensor_", None) is not None
     if not is_leaf:
-        if is_view or not tensor.is_contiguous():
+        if ON_CPU:
+            _recorded_write_in_place(tensor, converted, is_view, check_overlap)
+        elif is_view or not tensor.is_contiguous():
             _ms_setitem(tensor, Ellipsis, converted)
         else:
             _ms_copy(tensor, converted)
@@ -89,13 +92,38 @@ def assign(tensor, value, *, value_is_fresh=False):
     return tensor
 
 
+def _recorded_write_in_place(tensor, value, is_view, check_overlap):
+    """CPU target, a tensor inside the autograd graph: the recorded write gives it its gradient; its values go
+    into the memory it shares with its base and views. (MindSpore's recorded write into a view either puts
+    the values elsewhere or gives the view a new storage: the storage is put back, keeping the new node.)"""
+    if not is_view and tensor.is_contiguous() and not tensor.storage_offset():
+        _ms_copy(tensor, value)  # in place, recorded
+        return
+    if check_overlap and _memory.has_internal_overlap(tensor):
+        raise RuntimeError(_memory.OVERLAP_MESSAGE)
+    shared = ops.stop_gradient(tensor)  # the same memory, off the tape
+    if is_view or not tensor.is_contiguous():
+        _ms_setitem(tensor, Ellipsis, value)
+    else:
+        _ms_copy(tensor, value)
+    if tensor.data_ptr() != shared.data_ptr():
+        swap_storage_only(tensor, shared)
+    _memory.write(tensor, _memory.host_view(value), check_overlap=False)
+
+
+def swap_storage_only(tensor, view):
+    """`tensor` reads `view`'s memory from now on (same shape and dtype) and keeps its autograd node: a result
+    computed for its gradient becomes an alias of the memory it was computed from."""
+    _update_data(tensor, view)
+
+
 def _records(value):
     """Whether writing `value` must be recorded by autograd (a tensor that requires grad, grad mode on)."""
     return isinstance(value, TensorPy) and (value._requires_grad or not value._is_leaf) and \
         _pynative_executor.enable_grad()
 
 
-def write_memory(tensor, value):
+def write_memory(tensor, value, check_overlap=True):
     """CPU target: copy `value` (tensor or Python scalar) into `tensor`'s own storage, cast to its dtype and
     broadcast to its shape, so every alias of that storage sees it."""
     if isinstance(value, TensorPy):
@@ -103,18 +131,18 @@ def write_memory(tensor, value):
             value = ops.cast(value, tensor.dtype)
         value = _memory.host_view(value)
     try:
-        _memory.write(tensor, value)
+        _memory.write(tensor, value, check_overlap)
     except ValueError as exc:  # NumPy's broadcast error
         raise RuntimeError(f"the value of shape {tuple(getattr(value, 'shape', ()))} cannot be written into a "
                            f"tensor of shape {tuple(tensor.shape)}: {exc}") from None
 
 
-def take_storage(tensor, value):
+def take_storage(tensor, value, check_overlap=True):
     """`tensor` (a leaf outside autograd) gets the values of `value`, a fresh contiguous tensor of its dtype
     and shape that nobody else holds; returns `tensor`. On the CPU target the values are copied into the
     tensor's own storage (its aliases see them); elsewhere the tensor takes `value`'s storage."""
     if ON_CPU:
-        _memory.write(tensor, _memory.host_view(value))
+        _memory.write(tensor, _memory.host_view(value), check_overlap)
     else:
         _update_data(tensor, value)
     return tensor

@@ -64,9 +64,9 @@ OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-
                    "location. Please clone() the tensor before performing the operation.")
 
 
-def write(tensor, value):
+def write(tensor, value, check_overlap=True):
     """Write `value` (a NumPy array or scalar of `tensor`'s dtype, broadcastable to its shape) into `tensor`'s
     storage; every alias sees it. Overlap between `value` and `tensor` is safe (NumPy buffers it)."""
-    if has_internal_overlap(tensor):
+    if check_overlap and has_internal_overlap(tensor):
         raise RuntimeError(OVERLAP_MESSAGE)
     np.copyto(host_view(tensor), value, casting="unsafe")
