@@ -138,7 +138,7 @@ _TORCH_TYPE_NAMES = {
 }
 
 
-def _checked_inplace(fn):
+def _checked_inplace(fn, check_overlap=True):
     """`Tensor.<op>_` from `<op>`: compute out of place, then write into the receiver. Like torch, refuse a
     result of a higher kind than the receiver (a float result into an int tensor) instead of truncating it.
 
@@ -149,16 +149,16 @@ def _checked_inplace(fn):
         if self._is_leaf:
             value = fn(self, *args, **kwargs)
             if _inplace.can_take_storage(self, value):  # the usual case: the fresh result becomes the storage
-                return _inplace.take_storage(self, value)
+                return _inplace.take_storage(self, value, check_overlap)
         else:
             value = fn(_tensor.clone(self) if _pynative_executor.enable_grad() else self, *args, **kwargs)
-        return _write_result(self, value)
+        return _write_result(self, value, check_overlap)
 
     method.__name__ = fn.__name__ + "_"
     return method
 
 
-def _write_result(self, value):
+def _write_result(self, value, check_overlap=True):
     """The end of a `Tensor.<op>_` in general: refuse a result of a higher kind, then write it into `self`."""
     # identity settles the usual case (same dtype) cheaply; equal dtypes are never a higher kind anyway
     if isinstance(value, Tensor) and value._dtype is not self._dtype and \
@@ -166,8 +166,12 @@ def _write_result(self, value):
         raise RuntimeError(f"result type {_TORCH_TYPE_NAMES.get(value.dtype, value.dtype)} can't be cast to the "
                            f"desired output type {_TORCH_TYPE_NAMES.get(self.dtype, self.dtype)}")
     if getattr(self, "_is_data_alias", False):
-        return _tensor.outside_autograd(_inplace.assign, self, value, value_is_fresh=True)
-    return _inplace.assign(self, value, value_is_fresh=True)
+        return _tensor.outside_autograd(_inplace.assign, self, value, value_is_fresh=True,
+                                        check_overlap=check_overlap)
+    return _inplace.assign(self, value, value_is_fresh=True, check_overlap=check_overlap)
+
+
+_FILLS = {"masked_fill", "index_fill"}  # in-place ops torch lets write into an expanded tensor
 
 
 def _random_inplace(value_fn):
@@ -183,9 +187,10 @@ def _random_inplace(value_fn):
 def _fill_(self, value):
     # TensorPy is the C base class: for the usual Python scalar, isinstance against Tensor (an ABC) is ~4x slower
     value = value.item() if isinstance(value, TensorPy) and value.ndim == 0 else value
+    # (torch fills a tensor whose elements share memory, an expanded one, without complaint)
     if getattr(self, "_is_data_alias", False):
-        return _tensor.outside_autograd(_inplace.assign, self, value)
-    return _inplace.assign(self, value)
+        return _tensor.outside_autograd(_inplace.assign, self, value, check_overlap=False)
+    return _inplace.assign(self, value, check_overlap=False)
 
 
 def _zero_(self):
@@ -200,7 +205,7 @@ def install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name in INPLACE:
-        setattr(Tensor, name + "_", _checked_inplace(METHODS[name]))
+        setattr(Tensor, name + "_", _checked_inplace(METHODS[name], check_overlap=name not in _FILLS))
     for name, fn in DUNDERS.items():
         setattr(Tensor, name, _operator(fn) if name not in _UNARY_DUNDERS else fn)
     for name, fn in INPLACE_DUNDERS.items():

@@ -577,6 +577,12 @@ def __setitem__(self, index, value):
         return
     if getattr(self, "_is_data_alias", False):
         outside_autograd(_ms_setitem, self, index, value)
+    elif PROCESS_DEVICE_TYPE == "cpu" and not self._is_leaf:
+        # inside the graph: the assignment is recorded on a copy, which is then written into the tensor's own
+        # memory as a recorded write (MindSpore's own would give the tensor a new storage, leaving its views)
+        updated = clone(self)
+        _ms_setitem(updated, index, value)
+        _inplace.assign(self, updated, value_is_fresh=True)
     else:
         _ms_setitem(self, index, value)
 
@@ -594,14 +600,18 @@ def _setitem_in_memory(self, items, value):
     kinds that reach here (ints, slices, None, Ellipsis, integer and boolean arrays) are torch's."""
     from . import _memory
 
-    if _memory.has_internal_overlap(self):
-        raise RuntimeError(_memory.OVERLAP_MESSAGE)
     if isinstance(value, Tensor):
         value = (value if value.dtype is self.dtype else ops.cast(value, self.dtype)).asnumpy()
     index = tuple(_numpy_index_item(it) for it in items)
+    index = index[0] if len(index) == 1 else index
     target = _memory.host_view(self)
+    if all(type(it) is not np.ndarray for it in (index if type(index) is tuple else (index,))):
+        # basic indexing writes the selected view like copy_, which torch refuses where its elements share memory
+        selected = target[index]
+        if any(st == 0 and n > 1 for n, st in zip(np.shape(selected), np.ndim(selected) and selected.strides or ())):
+            raise RuntimeError(_memory.OVERLAP_MESSAGE)
     try:
-        target[index[0] if len(index) == 1 else index] = value
+        target[index] = value
     except ValueError as exc:  # NumPy's broadcast error
         raise RuntimeError(f"shape mismatch: value of shape {tuple(np.shape(value))} cannot be written into "
                            f"the indexed part of a tensor of shape {tuple(self.shape)}: {exc}") from None
@@ -627,6 +637,10 @@ def _getitem_stepped(self, items):
     out = _ms_getitem(self, tuple(step_one))
     for dim, step in steps:
         out = ops.index_select(out, dim, Tensor(np.arange(0, out.shape[dim], step, dtype=np.int64)))
+    if PROCESS_DEVICE_TYPE == "cpu":
+        # the gathers give the gradient; the data becomes MindSpore's strided view of the same elements, so the
+        # result shares memory with `self` as torch's slice does (`_update_data` keeps the recorded node)
+        _inplace.swap_storage_only(out, _ms_getitem(ops.stop_gradient(self), tuple(items)))
     return out
 
 
