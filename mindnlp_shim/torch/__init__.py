@@ -2,7 +2,7 @@
 import importlib as _importlib
 
 from . import _runtime  # noqa: F401  (configures MindSpore before any op runs)
-from . import _dtype, _tensor, _bindings, _stand_ins
+from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit
 from ._dtype import (dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,  # noqa: F401
                      TORCH_NAMES as _TORCH_NAMES)
 from ._device import device  # noqa: F401
@@ -14,6 +14,8 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inferen
                                  is_grad_enabled, is_inference_mode_enabled)
 from ._ops import creation as _creation, pointwise as _pointwise, reduction as _reduction, shape as _shape
 from ._ops import indexing as _indexing
+from ._ops import (special_math as _special_math, statistics as _statistics, matrix as _matrix,  # noqa: E402
+                   placement as _placement)
 from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cross  # noqa: F401
 from ._ops.random import (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal,  # noqa: F401
                           bernoulli, multinomial)
@@ -34,6 +36,7 @@ def _export_ops(*modules):
 
 
 _export_ops(_creation, _pointwise, _reduction, _shape, _indexing)
+_export_ops(_special_math, _statistics, _matrix, _placement)  # torch names MindSpore's Tensor also carries
 
 for _name, _dt in _TORCH_NAMES.items():
     globals()[_name] = _dt
@@ -41,6 +44,7 @@ del _name, _dt
 
 _tensor.install()
 _bindings.install()
+_tensor_audit.install()
 
 # Submodules are imported on first use (`torch.nn`, `torch.optim`, ...), as attribute access or `import torch.x`.
 _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distributed", "amp", "random",

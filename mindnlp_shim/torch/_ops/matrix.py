@@ -1,0 +1,174 @@
+"""Matrix functions under torch names that MindSpore's Tensor also carries with other meanings: `diag` (MindSpore
+builds a 4-d tensor from a matrix), `svd` (MindSpore answers (S, U, V)), determinants, inverse, trace, the
+`add*` products and `matrix_power`."""
+import collections
+
+import mindspore
+from mindspore import ops
+
+from .. import _dtype
+from . import linalg, pointwise as pw, reduction as red, shape as sh
+from ._util import Tensor, wrap_dim
+
+_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
+_slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def _shift_square(square, offset):
+    """An (..., n, n) matrix placed on diagonal `offset` of an (..., n+|k|, n+|k|) one by zero padding."""
+    if offset == 0:
+        return square
+    n, k = square.shape[-1], abs(offset)
+    lead = tuple(square.shape[:-2])
+    cols = ops.zeros(lead + (n, k), square.dtype)
+    rows = ops.zeros(lead + (k, n + k), square.dtype)
+    if offset > 0:  # above the main diagonal: zero columns on the left, zero rows below
+        return sh.cat((sh.cat((cols, square), -1), rows), -2)
+    return sh.cat((rows, sh.cat((square, cols), -1)), -2)  # below: zero rows on top, zero columns on the right
+
+
+def _square_of(vectors):
+    n = vectors.shape[-1]
+    return pw.mul(sh.unsqueeze(vectors, -1), ops.eye(n, n, vectors.dtype)) if vectors.dtype != mindspore.bool_ \
+        else pw.logical_and(sh.unsqueeze(vectors, -1), ops.eye(n, n, mindspore.bool_))
+
+
+def diag(input, diagonal=0, *, out=None):
+    """torch.diag: a vector becomes a square matrix with it on diagonal `diagonal`; a matrix gives that
+    diagonal as a vector."""
+    if input.ndim == 1:
+        return _shift_square(_square_of(input), diagonal)
+    if input.ndim == 2:
+        return sh.diagonal(input, diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diagflat(input, offset=0):
+    return diag(input.reshape(-1), offset)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    out_ndim = input.ndim + 1
+    d1, d2 = wrap_dim(dim1, out_ndim), wrap_dim(dim2, out_ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    square = _shift_square(_square_of(input), offset)  # (..., m, m) with the new dims last
+    rest = iter(range(out_ndim - 2))
+    order = [out_ndim - 2 if i == d1 else out_ndim - 1 if i == d2 else next(rest) for i in range(out_ndim)]
+    return sh.permute(square, order)
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with input = U diag(S) V^H (V, not V^H); `some` gives the reduced factors."""
+    if input.ndim < 2:
+        raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions.")
+    if not compute_uv:
+        s = ops.svd(input, compute_uv=False)
+        m, n = input.shape[-2], input.shape[-1]
+        lead = tuple(input.shape[:-2])
+        return _svd_result(ops.zeros(lead + (m, m), input.dtype), s, ops.zeros(lead + (n, n), input.dtype))
+    s, u, v = ops.svd(input, full_matrices=not some, compute_uv=True)
+    return _svd_result(u, s, v)
+
+
+def det(input):
+    _check_square(input, "linalg.det")
+    return ops.det(input)
+
+
+def slogdet(input):
+    _check_square(input, "linalg.slogdet")
+    sign, logabsdet = ops.slogdet(input)
+    return _slogdet_result(sign, logabsdet)
+
+
+def logdet(input):
+    sign, logabsdet = slogdet(input)
+    # log of a negative determinant is NaN (the log of zero is already -inf)
+    return pw.where(pw.lt(sign, 0), ops.fill(logabsdet.dtype, (), float("nan")), logabsdet)
+
+
+def inverse(input, *, out=None):
+    _check_square(input, "linalg.inv")
+    return ops.inverse(input)
+
+
+def _check_square(input, name):
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2] if input.ndim > 1 else ''} by {input.shape[-1] if input.ndim else ''} "
+                           f"matrices")
+
+
+def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
+    return red.sum(sh.diagonal(input))
+
+
+def inner(input, other, *, out=None):
+    if input.ndim == 0 or other.ndim == 0:
+        return pw.mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    k = input.shape[-1]
+    flat = linalg.matmul(input.reshape(-1, k), sh.transpose(other.reshape(-1, k), 0, 1))
+    return flat.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+def ger(input, vec2):
+    return linalg.outer(input, vec2)
+
+
+def _scaled_sum(input, product, beta, alpha):
+    """beta * input + alpha * product, where beta == 0 ignores input (NaN in it does not propagate)."""
+    if alpha != 1:
+        product = pw.mul(product, alpha)
+    if beta == 0:
+        return pw.add(product, ops.zeros(tuple(input.shape), product.dtype))  # (input's shape still broadcasts)
+    return pw.add(input if beta == 1 else pw.mul(input, beta), product)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    return _scaled_sum(input, linalg.matmul(mat, vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    return _scaled_sum(input, linalg.outer(vec1, vec2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    return _scaled_sum(input, red.sum(linalg.bmm(batch1, batch2), 0), beta, alpha)
+
+
+def adjoint(input):
+    from .special_math import conj
+
+    return conj(sh.transpose(input, -2, -1))
+
+
+def matrix_power(input, n):
+    _check_square(input, "linalg.matrix_power")
+    if n == 0:
+        eye = ops.eye(input.shape[-1], input.shape[-1], input.dtype)
+        # on the graph like torch's result (a zero gradient), without reading input's values
+        return pw.where(ops.ones(tuple(input.shape), mindspore.bool_), eye, input)
+    if n < 0:
+        input, n = inverse(input), -n
+    result, base = None, input
+    while n:  # binary powering: log2(n) products
+        if n & 1:
+            result = base if result is None else linalg.matmul(result, base)
+        n >>= 1
+        if n:
+            base = linalg.matmul(base, base)
+    if result is input:
+        from .._tensor import clone
+
+        return clone(input)  # (a new tensor, as torch answers for n = 1)
+    return result
+
+
+def cholesky(input, upper=False, *, out=None):
+    return linalg.cholesky(input, upper=upper)

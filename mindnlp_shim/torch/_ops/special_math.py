@@ -1,0 +1,234 @@
+"""Elementwise math whose torch names MindSpore's Tensor also carries (with other promotion or edge rules):
+inverse hyperbolics, gamma functions, logaddexp, xlogy, copysign, heaviside, gcd/lcm, complex parts, ...
+
+Integer and bool inputs of the floating-valued functions compute in the default float dtype (torch's rule);
+half-precision inputs compute in float32 (few of these have CPU half kernels) and return their own dtype.
+Integer-only and non-differentiable functions (gcd, lcm, nextafter, signbit) compute in NumPy."""
+import math
+
+import mindspore
+import numpy as np
+from mindspore import ops
+
+from .. import _dtype
+from . import pointwise as pw
+from ._util import Tensor, dtype_category, result_dtype
+
+_HALF = (mindspore.float16, mindspore.bfloat16)
+
+
+def _float_dtype(dt):
+    return dt if dt in _dtype.FLOATING or dt in _dtype.COMPLEX else _dtype.get_default_dtype()
+
+
+def _promoted(*args):
+    """torch's result dtype of tensor/scalar operands: a Python scalar only raises the kind (int tensor + 1.5)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    dims = [a.dtype for a in tensors if a.ndim]
+    zero_dim = [a.dtype for a in tensors if not a.ndim]
+    dt = result_dtype(dims) if dims else result_dtype(zero_dim) if zero_dim else None
+    if zero_dim and dims and dtype_category(result_dtype(zero_dim)) > dtype_category(dt):
+        dt = result_dtype(zero_dim)
+    for a in args:
+        if not isinstance(a, Tensor):
+            kind = 0 if isinstance(a, bool) else 1 if isinstance(a, int) else 2 if isinstance(a, float) else 3
+            if dt is None or kind > dtype_category(dt):
+                dt = mindspore.int64 if kind == 1 else mindspore.bool_ if kind == 0 else \
+                    _dtype.get_default_dtype() if kind == 2 else mindspore.complex64
+    return dt
+
+
+def _as(x, dt):
+    if isinstance(x, Tensor):
+        return x if x.dtype == dt else ops.cast(x, dt)
+    return Tensor(np.asarray(x, dtype=mindspore.dtype_to_nptype(dt)))
+
+
+def _floating_op(compute):
+    """`compute` on float32/float64 operands; int inputs promote to the default float, halves return halves."""
+
+    def op(*args, **kwargs):
+        dt = _float_dtype(_promoted(*args))
+        work = mindspore.float32 if dt in _HALF else dt
+        out = compute(*(_as(a, work) for a in args), **kwargs)
+        return out if work == dt else ops.cast(out, dt)
+
+    op.__name__ = compute.__name__
+    return op
+
+
+def _numpy_op(compute, result=None):
+    """A non-differentiable function computed in NumPy: `result(dtype)` names the output dtype."""
+
+    def op(*args, out=None):
+        dt = _promoted(*args)
+        arrays = [a.asnumpy() if isinstance(a, Tensor) else a for a in args]
+        value = np.asarray(compute(*arrays))
+        out_dt = result(dt) if result else dt
+        return Tensor(np.ascontiguousarray(value.astype(mindspore.dtype_to_nptype(out_dt))))
+
+    op.__name__ = compute.__name__
+    return op
+
+
+# ---------------------------------------------------------------- unary, floating valued
+acosh = arccosh = _floating_op(lambda input: ops.acosh(input))
+asinh = arcsinh = _floating_op(lambda input: ops.asinh(input))
+atanh = arctanh = _floating_op(lambda input: ops.atanh(input))
+lgamma = _floating_op(lambda input: ops.lgamma(input))
+digamma = _floating_op(lambda input: ops.digamma(input))
+i0 = _floating_op(lambda input: ops.i0(input))
+sinc = _floating_op(lambda input: ops.sinc(input))
+
+
+@_floating_op
+def deg2rad(input):
+    return pw.mul(input, math.pi / 180)
+
+
+@_floating_op
+def rad2deg(input):
+    return pw.mul(input, 180 / math.pi)
+
+
+@_floating_op
+def logit(input, eps=None):
+    if eps is not None:
+        input = pw.clamp(input, eps, 1 - eps)  # (outside [eps, 1 - eps] the gradient is 0, as in torch)
+    return pw.log(pw.div(input, pw.sub(1, input)))
+
+
+def mvlgamma(input, p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if bool((input <= (p - 1) / 2).any()):
+        raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
+    terms = [lgamma(pw.sub(input, i / 2)) for i in range(p)]
+    total = terms[0]
+    for t in terms[1:]:
+        total = pw.add(total, t)
+    return pw.add(total, p * (p - 1) / 4 * math.log(math.pi))
+
+
+def hardshrink(input, lambd=0.5):
+    return pw.where(pw.gt(pw.abs(input), lambd), input, ops.zeros((), input.dtype))
+
+
+def positive(input):
+    if input.dtype == mindspore.bool_:
+        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# ---------------------------------------------------------------- binary, floating valued
+@_floating_op
+def xlogy(input, other):
+    # 0 wherever input is 0 (unless other is NaN), also for other = 0 or inf: there the log's infinity is read as
+    # 0, so the product is 0 and the gradients are torch's (log(other) for input, input / other = 0 for other)
+    log_other = pw.log(other)
+    zero = pw.logical_and(pw.eq(input, 0), pw.isinf(log_other))
+    return pw.mul(input, pw.where(zero, ops.zeros((), log_other.dtype), log_other))
+
+
+def _log_add(input, other, exp_fn, log1p_fn):
+    big = pw.maximum(input, other)
+    gap = pw.neg(pw.abs(pw.sub(input, other)))
+    same_inf = pw.logical_and(pw.isinf(big), pw.eq(input, other))  # (inf - inf would be NaN)
+    gap = pw.where(same_inf, ops.zeros((), gap.dtype), gap)
+    return pw.where(same_inf, input, pw.add(big, log1p_fn(exp_fn(gap))))
+
+
+@_floating_op
+def logaddexp(input, other):
+    return _log_add(input, other, pw.exp, pw.log1p)
+
+
+@_floating_op
+def logaddexp2(input, other):
+    return _log_add(input, other, pw.exp2, lambda t: pw.div(pw.log1p(t), math.log(2)))
+
+
+@_floating_op
+def copysign(input, other):
+    negative = Tensor(np.signbit(other.asnumpy()))
+    return pw.where(negative, pw.neg(pw.abs(input)), pw.abs(input))
+
+
+@_floating_op
+def ldexp(input, other):
+    return pw.mul(input, pw.exp2(other))
+
+
+def float_power(input, exponent):
+    dt = mindspore.complex128 if dtype_category(_promoted(input, exponent)) == 3 else mindspore.float64
+    return pw.pow(_as(input, dt), _as(exponent, dt) if isinstance(exponent, Tensor) else exponent)
+
+
+@_floating_op
+def igamma(input, other):
+    return ops.igamma(input, other)
+
+
+@_floating_op
+def igammac(input, other):
+    return ops.igammac(input, other)
+
+
+def heaviside(input, values):
+    if isinstance(values, Tensor) and values.dtype != input.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    step = ops.cast(pw.gt(input, 0), input.dtype)
+    return pw.where(pw.eq(input, 0), values, step)
+
+
+def _integral_only(fn, name):
+    def compute(a, b):
+        if not (np.issubdtype(np.asarray(a).dtype, np.integer) and np.issubdtype(np.asarray(b).dtype, np.integer)):
+            raise RuntimeError(f'"{name}_cpu" not implemented for floating point or bool dtypes')
+        return fn(a, b)
+
+    compute.__name__ = name
+    return compute
+
+
+gcd = _numpy_op(_integral_only(np.gcd, "gcd"))
+lcm = _numpy_op(_integral_only(np.lcm, "lcm"))
+nextafter = _numpy_op(np.nextafter)
+signbit = _numpy_op(np.signbit, result=lambda dt: mindspore.bool_)
+bitwise_right_shift = _numpy_op(np.right_shift)
+
+
+# ---------------------------------------------------------------- complex parts
+def real(input):
+    return ops.real(input) if input.dtype in _dtype.COMPLEX else input  # (a real tensor is its own real part)
+
+
+def imag(input):
+    if input.dtype not in _dtype.COMPLEX:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return ops.imag(input)
+
+
+def conj(input):
+    return ops.conj(input) if input.dtype in _dtype.COMPLEX else input
+
+
+def angle(input):
+    if input.dtype in _dtype.COMPLEX:
+        return ops.angle(input)
+    x = _as(input, _float_dtype(input.dtype))
+    # pi for negatives, 0 otherwise, NaN stays NaN; the gradient is 0 (torch's for real inputs)
+    zero = ops.zeros((), x.dtype)
+    return pw.where(pw.isnan(x), x, pw.where(pw.lt(x, 0), zero + math.pi, zero))
+
+
+def isreal(input):
+    if input.dtype in _dtype.COMPLEX:
+        return pw.eq(ops.imag(input), 0)
+    return ops.ones(tuple(input.shape), mindspore.bool_)
+
+
+def view_as_real(input):
+    if input.dtype not in _dtype.COMPLEX:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return ops.stack((ops.real(input), ops.imag(input)), -1)  # (a copy: MindSpore cannot alias the parts)
