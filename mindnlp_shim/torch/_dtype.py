@@ -96,6 +96,9 @@ def promote_types(a, b):
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
+    if {ca, cb} == {2, 3}:  # complex with float: complex, as wide as the wider of the two (float64 -> complex128)
+        wide = mindspore.complex128 in (a, b) or mindspore.float64 in (a, b)
+        return mindspore.complex128 if wide else mindspore.complex64
     if ca != cb:
         return a if ca > cb else b
     if {a, b} == {mindspore.float16, mindspore.bfloat16}:

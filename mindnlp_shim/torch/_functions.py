@@ -59,18 +59,17 @@ def typename(obj):
 
 
 def result_type(tensor1, tensor2):
-    def dt(x):
-        if isinstance(x, mindspore.Tensor):
-            return x.dtype
-        return mindspore.bool_ if isinstance(x, bool) else mindspore.int64 if isinstance(x, int) else \
-            _dtype.get_default_dtype()
+    """torch's promotion of two operands: dimensioned tensors over 0-d tensors over Python scalars (see
+    _ops/_promotion.py)."""
+    from ._ops import _promotion
 
-    return _dtype.promote_types(dt(tensor1), dt(tensor2))
+    return _promotion.result_type(tensor1, tensor2)
 
 
 def can_cast(from_, to):
-    order = lambda d: 0 if d == mindspore.bool_ else 1 if d in _dtype.INTEGRAL else 2 if d in _dtype.FLOATING else 3
-    return order(from_) <= order(to)
+    from ._ops import _promotion
+
+    return _promotion.can_cast(from_, to)
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):

@@ -4,6 +4,7 @@ from mindspore import ops
 from mindspore._c_expression import TensorPy
 
 from .. import _dtype
+from . import _promotion
 from ._host_math import accurate_unary
 from ._util import Tensor, reject_out
 from .broadcast import tiled_operands
@@ -30,6 +31,33 @@ def _grad_goes_to_leaf_and_branch(input, other):
     return (_is_grad_leaf(input) and _tracks_grad(other)) or (_is_grad_leaf(other) and _tracks_grad(input))
 
 
+_BOOL = mindspore.bool_
+_FLOAT_DTYPES = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64})
+
+
+def _promoted(input, other, to_float=False):
+    """Both operands in torch's result dtype (see _promotion); `to_float`: integer results become the default
+    float dtype (true division, atan2). Equal tensor dtypes pass through untouched."""
+    if not to_float and type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype:
+        return input, other
+    dt = _promotion.result_type(input, other)
+    if to_float and _promotion.kind(dt) < 2:
+        dt = _dtype.get_default_dtype()
+    input, other = _promotion.cast_operand(input, dt), _promotion.cast_operand(other, dt)
+    # MindSpore widens a 0-d tensor combined with a Python scalar (int8 0-d * 2 is int64): make it a tensor too
+    if not isinstance(other, TensorPy) and isinstance(input, TensorPy) and not input.ndim:
+        other = Tensor(other, dt)
+    elif not isinstance(input, TensorPy) and isinstance(other, TensorPy) and not other.ndim:
+        input = Tensor(input, dt)
+    return input, other
+
+
+def _both_bool(input, other):
+    return (not isinstance(input, TensorPy) or input.dtype == mindspore.bool_) and \
+        (not isinstance(other, TensorPy) or other.dtype == mindspore.bool_) and \
+        (type(input) is bool or type(other) is bool or isinstance(input, TensorPy) and isinstance(other, TensorPy))
+
+
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
         reject_out(out, "add")
@@ -37,12 +65,16 @@ def add(input, other, *, alpha=1, out=None):
         other = ops.mul(other, alpha)
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
     if type(input) is Tensor:
-        if type(other) is float or type(other) is int:
+        if (type(other) is float or type(other) is int) and input._dtype in _FLOAT_DTYPES:
             return ops.add(input, other)  # a scalar is no gradient leaf and never tiled
-        if type(other) is Tensor and not (input._requires_grad or other._requires_grad) \
-                and input._shape == other._shape:
+        if type(other) is Tensor and input._dtype is other._dtype and input._dtype is not _BOOL and \
+                not (input._requires_grad or other._requires_grad) and input._shape == other._shape:
             return ops.add(input, other)  # no leaf that requires grad, nothing to tile
+    input, other = _promoted(input, other)
+    if _both_bool(input, other):
+        return ops.logical_or(input, other)  # torch: bool + bool stays bool
     if _grad_goes_to_leaf_and_branch(input, other):
+
         return ops.sub(input, ops.neg(other))  # exact same value; Sub's backward gives each input its own tensor
     return ops.add(*tiled_operands(input, other))
 
@@ -52,9 +84,10 @@ def sub(input, other, *, alpha=1, out=None):
         reject_out(out, "sub")
     if alpha != 1:
         other = ops.mul(other, alpha)
-    if type(input) is Tensor and type(other) is Tensor and input._shape == other._shape:
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
+            and input._shape == other._shape:
         return ops.sub(input, other)
-    return ops.sub(*tiled_operands(input, other))
+    return ops.sub(*tiled_operands(*_promoted(input, other)))
 
 
 def rsub(input, other, *, alpha=1):
@@ -64,8 +97,12 @@ def rsub(input, other, *, alpha=1):
 def mul(input, other, *, out=None):
     if out is not None:
         reject_out(out, "mul")
-    if type(input) is Tensor and type(other) is Tensor and input._shape == other._shape:
+    if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
+            and input._shape == other._shape:
         return ops.mul(input, other)
+    input, other = _promoted(input, other)
+    if _both_bool(input, other):
+        return ops.logical_and(input, other)
     return ops.mul(*tiled_operands(input, other))
 
 
@@ -292,6 +329,53 @@ def masked_fill(input, mask, value):
         value = int(value)
     return ops.masked_fill(input, mask, value)
 
+
+def _promoting(fn, to_float=False):
+    """`fn` with its two operands first brought to torch's result dtype (MindSpore promotes by other rules)."""
+    def op(input, other, *args, **kwargs):
+        return fn(*_promoted(input, other, to_float), *args, **kwargs)
+
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__wrapped__ = fn
+    return op
+
+
+def _promoting_div(fn):
+    def op(input, other, *, rounding_mode=None, out=None):
+        return fn(*_promoted(input, other, to_float=rounding_mode is None), rounding_mode=rounding_mode, out=out)
+
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__wrapped__ = fn
+    return op
+
+
+def _with_bool_kernel(fn, on_bools):
+    """MindSpore has no bool maximum/minimum kernels; on bools they are logical or/and."""
+    def op(input, other, *args, **kwargs):
+        if _both_bool(input, other):
+            return on_bools(input, other)
+        return fn(input, other, *args, **kwargs)
+
+    op.__name__ = op.__qualname__ = fn.__name__
+    return op
+
+
+def _wrap_promoting():
+    wrapped = {div: _promoting_div(div)}
+    for fn in (remainder, fmod, floor_divide, pow, fmax, fmin, eq, ne, lt, le, gt, ge,
+               bitwise_and, bitwise_or, bitwise_xor):
+        wrapped[fn] = _promoting(fn)
+    for fn, on_bools in ((maximum, ops.logical_or), (minimum, ops.logical_and)):
+        wrapped[fn] = _promoting(_with_bool_kernel(fn, on_bools))
+    for fn in (atan2, hypot):
+        wrapped[fn] = _promoting(fn, to_float=True)
+    namespace = globals()
+    for name, value in list(namespace.items()):
+        if not name.startswith("_") and callable(value) and value in wrapped:
+            namespace[name] = wrapped[value]
+
+
+_wrap_promoting()
 
 from .. import _backend as _backend_table  # noqa: E402
 
