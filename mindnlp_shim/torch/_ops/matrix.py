@@ -6,9 +6,8 @@ import collections
 import mindspore
 from mindspore import ops
 
-from .. import _dtype
 from . import linalg, pointwise as pw, reduction as red, shape as sh
-from ._util import Tensor, wrap_dim
+from ._util import wrap_dim
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "V"])
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
@@ -28,9 +27,14 @@ def _shift_square(square, offset):
 
 
 def _square_of(vectors):
+    """(..., n) -> (..., n, n) with the vectors on the diagonal: a product with the identity (differentiable)."""
     n = vectors.shape[-1]
-    return pw.mul(sh.unsqueeze(vectors, -1), ops.eye(n, n, vectors.dtype)) if vectors.dtype != mindspore.bool_ \
-        else pw.logical_and(sh.unsqueeze(vectors, -1), ops.eye(n, n, mindspore.bool_))
+    if vectors.dtype == mindspore.bool_:
+        return pw.logical_and(sh.unsqueeze(vectors, -1), ops.eye(n, n, mindspore.bool_))
+    eye = ops.eye(n, n, mindspore.float32)  # (the CPU Eye kernel has no bfloat16)
+    if vectors.dtype != mindspore.float32:
+        eye = ops.cast(eye, vectors.dtype)
+    return pw.mul(sh.unsqueeze(vectors, -1), eye)
 
 
 def diag(input, diagonal=0, *, out=None):

@@ -9,7 +9,7 @@ import mindspore
 import numpy as np
 from mindspore import ops
 
-from . import indexing, pointwise as pw, reduction as red, shape as sh
+from . import indexing, reduction as red, shape as sh
 from ._util import Tensor, wrap_dim
 
 

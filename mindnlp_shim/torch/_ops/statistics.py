@@ -6,7 +6,6 @@ Where an op selects elements (median, kthvalue, quantile, cummax), the positions
 is not differentiable anyway) and the values are gathered from the input, so gradients reach the selected
 elements as in torch."""
 import collections
-import math
 
 import mindspore
 import numpy as np
