@@ -329,6 +329,17 @@ CASES = [
     Case("matrix_power_negative", lambda T, x: x.matrix_power(-2), spd(3), tol=(1e-4, 1e-5)),
     Case("cholesky", lambda T, x: (x.cholesky(), x.cholesky(upper=True)), Fixed(spd(3))),
     Case("cross", lambda T, x, y: x.cross(y, dim=1), randn(2, 3), randn(2, 3)),
+    Case("linalg_det_inv_power", lambda T, x: (T.linalg.det(x), T.linalg.slogdet(x), T.linalg.inv(x),
+                                               T.linalg.matrix_power(x, 2)), spd(3)),
+    Case("linalg_svd", lambda T, x: (lambda r: (r.S, r.U @ T.diag_embed(r.S) @ r.Vh, r.U.abs(), r.Vh.abs()))(
+        T.linalg.svd(x, full_matrices=False)), randn(4, 3), tol=(1e-4, 1e-5)),
+    Case("linalg_svd_full", lambda T, x: tuple(t.shape for t in T.linalg.svd(x)), Fixed(randn(4, 3))),
+    Case("linalg_svdvals", lambda T, x: T.linalg.svdvals(x), randn(3, 5), tol=(1e-4, 1e-5)),
+    Case("special", lambda T, x, y: (T.special.gammaln(x), T.special.digamma(x), T.special.psi(x), T.special.i0(x),
+                                     T.special.logit(x / 4), T.special.sinc(x), T.special.xlogy(x, y)),
+         pos(3, 4) + 0.5, pos(3, 4)),
+    Case("special_gammainc", lambda T, a, x: (T.special.gammainc(a, x), T.special.gammaincc(a, x)), pos(3, 4),
+         pos(3, 4), grad=False),
     # placement
     Case("index_put", lambda T, x, v: x.index_put((T.tensor([0, 2]), T.tensor([1, 3])), v), randn(3, 4),
          randn(2), dtypes=LOW),

@@ -1,5 +1,20 @@
-"""torch.linalg: norms, products and the Cholesky factorization."""
+"""torch.linalg: norms, products, determinants, inverse, SVD and the Cholesky factorization."""
+import collections
+
 from ._ops.linalg import vector_norm, matmul, cross, cholesky, cholesky_ex  # noqa: F401
+from ._ops.matrix import det, slogdet, matrix_power, inverse as inv, svd as _tensor_svd  # noqa: F401
+
+_svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh (torch.svd and Tensor.svd answer V instead)."""
+    U, S, V = _tensor_svd(A, some=not full_matrices)
+    return _svd_result(U, S, V.mH)
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _tensor_svd(A, compute_uv=False).S
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

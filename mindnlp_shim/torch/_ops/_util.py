@@ -1,9 +1,12 @@
 """Small argument helpers shared by the op families."""
+import ctypes
 import functools
 import inspect
 
 import mindspore
 import numpy as np
+
+from .._runtime import ON_CPU
 
 Tensor = mindspore.Tensor
 
@@ -35,10 +38,140 @@ def as_tensor_like(value, ref):
                   else np.asarray(value, dtype=np.float32)).astype(ref.dtype)
 
 
-def reject_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"torch.{name}(..., out=...) is not supported: MindSpore tensors cannot be "
-                                  f"resized in place; use the returned tensor")
+# index dtype -> (C type and NumPy type to read its items as unsigned, the signed NumPy type)
+_INDEX_ITEMS = {mindspore.int64: (ctypes.c_uint64, np.uint64, np.int64),
+                mindspore.int32: (ctypes.c_uint32, np.uint32, np.int32),
+                mindspore.uint8: (ctypes.c_uint8, np.uint8, np.uint8)}
+
+
+def _index_items(index):
+    """The items of an int64/int32/uint8 tensor as a NumPy array of unsigned integers, without a copy.
+
+    On the CPU target a contiguous tensor is read straight from its memory (data_ptr): MindSpore's `asnumpy()`
+    spends 5-10 us synchronising even for a (16, 128) batch, which is more than the check itself."""
+    ctype, unsigned, _ = _INDEX_ITEMS[index._dtype]
+    if ON_CPU and index.is_contiguous():
+        address = index.data_ptr()
+        if address:
+            return np.frombuffer((ctype * index.numel()).from_address(address), unsigned)
+    return index.asnumpy().reshape(-1).view(unsigned)
+
+
+def index_range(index):
+    """(lowest, highest) value of an integer index tensor, read on the host: MindSpore's CPU index kernels do not
+    range-check (gathers wrap negative indices, scatters drop out-of-range ones), so the ops check first."""
+    values = _index_items(index).view(_INDEX_ITEMS[index._dtype][2])
+    return (int(values.min()), int(values.max())) if values.size else (0, 0)
+
+
+def any_outside(index, size):
+    """Whether some value of the integer `index` is outside [0, size): one reduction, the maximum of the values
+    read as unsigned (a negative value reads as a huge one). ~2 us for a (16, 128) int64 batch on the CPU."""
+    values = _index_items(index)
+    return values.size != 0 and int(values.max()) >= size
+
+
+_TYPE_NAMES = {
+    mindspore.bool_: "Bool", mindspore.uint8: "Byte", mindspore.int8: "Char", mindspore.int16: "Short",
+    mindspore.int32: "Int", mindspore.int64: "Long", mindspore.float16: "Half", mindspore.bfloat16: "BFloat16",
+    mindspore.float32: "Float", mindspore.float64: "Double", mindspore.complex64: "ComplexFloat",
+    mindspore.complex128: "ComplexDouble",
+}
+
+
+def type_name(dt):
+    """torch's scalar-type name in messages: Float, Long, ..."""
+    return _TYPE_NAMES.get(dt, str(dt))
+
+
+def _check_out_tensor(out, name, position=None):
+    if not isinstance(out, Tensor):
+        where = "argument 'out'" if position is None else f"element {position} of argument 'out'"
+        raise TypeError(f"{name}(): {where} must be Tensor, not {type(out).__name__}")
+
+
+def out_dtype(out, name):
+    """The dtype an op computes in when it takes it from its `out=` tensor (sum, cumsum, the factories)."""
+    _check_out_tensor(out, name)
+    return out.dtype
+
+
+def _checked_value(out, result, name, exact):
+    """`result` converted to what `out` receives, after torch's dtype rules for `out=`."""
+    if result._dtype is not out._dtype:
+        if exact:
+            # ops whose out variant has no cast step (matmul, gather, sort, ...) want the result's own dtype
+            raise RuntimeError(f"{name}(): expected out tensor to have dtype {type_name(result.dtype)}, but got "
+                               f"{type_name(out.dtype)} instead")
+        if dtype_category(result.dtype) > dtype_category(out.dtype):  # torch's can_cast: never to a lower kind
+            raise RuntimeError(f"result type {type_name(result.dtype)} can't be cast to the desired output type "
+                               f"{type_name(out.dtype)}")
+        result = result.astype(out.dtype)
+    return result
+
+
+def _fresh(value):
+    """A copy of `value` sharing no storage with it (it becomes `out`'s new storage on a resize)."""
+    if value.dtype == mindspore.bfloat16:
+        return Tensor.from_numpy(value.astype(mindspore.float32).asnumpy().copy()).astype(mindspore.bfloat16)
+    return Tensor.from_numpy(value.asnumpy().copy(order="C"))  # (ascontiguousarray would make a 0-d array 1-d)
+
+
+def _write(out, value, name, warn_resize):
+    from .. import _inplace
+    from mindspore.graph.api import _pynative_executor
+
+    if value._shape == out._shape:
+        return _inplace.assign(out, value)
+    # torch resizes an out of another shape; MindSpore cannot resize storage in place, so `out` takes a new one
+    # (keeping its identity; a view of the old `out` then no longer aliases it)
+    if out._is_leaf and out._requires_grad and _pynative_executor.enable_grad():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if warn_resize and out.numel() != 0:
+        import warnings
+
+        warnings.warn(f"{name}(): an output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape {list(value.shape)}. "
+                      f"This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+                      f"unless they have zero elements.", UserWarning, stacklevel=4)
+    _inplace.swap_data(out, _fresh(value))
+    return out
+
+
+def _check_no_grad(results, name):
+    from .._tensor import _get_requires_grad
+
+    for r in results:
+        if r._requires_grad and _get_requires_grad(r):  # (recorded only while grad mode is on)
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                               f"differentiation, but one of the arguments requires grad.")
+
+
+def write_out(out, result, name, *, exact=False, warn_resize=True, differentiable=True):
+    """torch's `out=` for an op whose value is `result`: `out` must be a tensor whose dtype the result can be
+    cast to (same dtype where `exact`), is resized when its shape differs (with torch's warning if it was not
+    empty), receives the value in place and is returned. Like torch, refuse while an input requires grad in
+    grad mode (seen on `result`: an op output requires grad exactly then)."""
+    _check_out_tensor(out, name)
+    if differentiable:
+        _check_no_grad((result,), name)
+    return _write(out, _checked_value(out, result, name, exact), name, warn_resize)
+
+
+def write_outs(outs, results, name, *, exact=True, warn_resize=True):
+    """`write_out` for an op returning several tensors (`max(dim)`, `sort`, `topk`): `outs` is a tuple of as many
+    tensors; returns `results`' tuple type holding the `outs` tensors."""
+    if not isinstance(outs, (tuple, list)) or len(outs) != len(results):
+        raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors, not "
+                        f"{type(outs).__name__}" + (f" of length {len(outs)}" if isinstance(outs, (tuple, list))
+                                                     else ""))
+    for i, o in enumerate(outs):
+        _check_out_tensor(o, name, i)
+    _check_no_grad(results, name)
+    values = [_checked_value(o, r, name, exact) for o, r in zip(outs, results)]
+    for o, v in zip(outs, values):
+        _write(o, v, name, warn_resize)
+    return type(results)(*outs) if hasattr(results, "_fields") else tuple(outs)
 
 
 def dtype_category(dt):

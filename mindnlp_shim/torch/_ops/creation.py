@@ -8,7 +8,7 @@ from mindspore import ops
 from .. import _dtype
 from .. import _device_context
 from .._device import check_reachable
-from ._util import Tensor, shape_arg
+from ._util import Tensor, out_dtype, shape_arg, write_out
 
 
 def _finish(t, device, requires_grad):
@@ -111,21 +111,34 @@ def _filled(size, value, dtype, device, requires_grad):
     return _finish(t, device, requires_grad)
 
 
+def _factory_out(out, result, name, warn_resize=False):
+    # a factory's out= takes the values in out's dtype; torch resizes it without a warning (arange: with one)
+    return write_out(out, result, name, warn_resize=warn_resize, differentiable=False)
+
+
 def zeros(*shape, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _factory_out(out, zeros(*shape, size=size, dtype=dtype or out_dtype(out, "zeros")), "zeros")
     return _filled(shape if size is None else (size,), 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
 def ones(*shape, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    if out is not None:
+        return _factory_out(out, ones(*shape, size=size, dtype=dtype or out_dtype(out, "ones")), "ones")
     return _filled(shape if size is None else (size,), 1, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
 def empty(*shape, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    if out is not None:
+        return _factory_out(out, empty(*shape, size=size, dtype=dtype or out_dtype(out, "empty")), "empty")
     # torch leaves the memory uninitialised; zeros are one valid such content
     return _filled(shape if size is None else (size,), 0, dtype or _dtype.get_default_dtype(), device, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if out is not None:
+        return _factory_out(out, full(size, fill_value, dtype=dtype or out_dtype(out, "full")), "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _filled((size,) if isinstance(size, int) else (tuple(size),), fill_value, dtype, device, requires_grad)
@@ -152,6 +165,11 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if out is not None:
+        return _factory_out(out, arange(start, end, step, dtype=dtype or out_dtype(out, "arange")), "arange",
+                            warn_resize=True)
+    if dtype == mindspore.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -164,16 +182,23 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if out is not None:
+        return _factory_out(out, linspace(start, end, steps, dtype=dtype or out_dtype(out, "linspace")), "linspace")
     arr = np.linspace(float(start), float(end), int(steps))
     return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if out is not None:
+        return _factory_out(out, logspace(start, end, steps, base, dtype=dtype or out_dtype(out, "logspace")),
+                            "logspace")
     arr = np.logspace(float(start), float(end), int(steps), base=base)
     return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    if out is not None:
+        return _factory_out(out, eye(n, m, dtype=dtype or out_dtype(out, "eye")), "eye")
     arr = np.eye(n, n if m is None else m)
     return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
 

@@ -2,28 +2,85 @@
 import mindspore
 from mindspore import mint, ops
 
-from ._util import Tensor, wrap_dim
+from ._util import Tensor, any_outside, index_range, type_name, write_out
+
+_INDEX_DTYPES = frozenset({mindspore.int64, mindspore.int32})
 
 
 def _long(index):
     return index if index.dtype in (mindspore.int64, mindspore.int32) else index.astype(mindspore.int64)
 
 
+def _index_dtype(index, message, error=RuntimeError):
+    if not isinstance(index, Tensor) or index._dtype not in _INDEX_DTYPES:
+        got = type_name(index.dtype) if isinstance(index, Tensor) else type(index).__name__
+        raise error(f"{message}, but got {got}")
+
+
+def _check_bounds(index, size, dim, error=RuntimeError, allow_negative=False):
+    """torch's message for the first bad value: 'index 4 is out of bounds for dimension 1 with size 4'."""
+    low, high = index_range(index)
+    bad = low if low < (-size if allow_negative else 0) else high if high >= size else None
+    if bad is not None:
+        raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def _dim(dim, ndim):
+    """`dim` wrapped into [0, ndim), or torch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
 def index_select(input, dim, index, *, out=None):
-    return ops.index_select(input, wrap_dim(dim, input.ndim), _long(index).reshape(-1))
+    if out is not None:  # (torch wants out in the input's own dtype)
+        return write_out(out, index_select(input, dim, index), "index_select", exact=True)
+    dim = _dim(dim, input.ndim)
+    _index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError(f"index_select(): Index is supposed to be a vector, but got dim: {index.ndim}")
+    size = input.shape[dim] if input.ndim else 1
+    if any_outside(index, size):
+        low, high = index_range(index)
+        # (torch's CPU kernel: IndexError along dim 0, RuntimeError along the others)
+        raise (IndexError if dim == 0 else RuntimeError)(
+            f"index_select(): index out of range in self: index {low if low < 0 else high} is out of bounds for "
+            f"dimension {dim} with size {size}")
+    return ops.index_select(input, dim, index.reshape(-1))
+
+
+def _check_gather_shapes(input, dim, index, name):
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError(f"{name}(): Index tensor must have the same number of dimensions as input tensor")
+    for d, (i, n) in enumerate(zip(index.shape, input.shape)):
+        if d != dim and i > n:
+            raise RuntimeError(f"{name}(): Size does not match at dimension {d} expected index "
+                               f"{list(index.shape)} to be no larger than self {list(input.shape)} apart from "
+                               f"dimension {dim}")
 
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
-    return ops.gather_elements(input, wrap_dim(dim, input.ndim), _long(index))
+    if out is not None:
+        return write_out(out, gather(input, dim, index), "gather", exact=True)
+    dim = _dim(dim, input.ndim)
+    _index_dtype(index, "gather(): Expected dtype int32/int64 for index")
+    _check_gather_shapes(input, dim, index, "gather")
+    size = input.shape[dim] if input.ndim else 1
+    if any_outside(index, size):
+        _check_bounds(index, size, dim)
+    return ops.gather_elements(input, dim, index)
 
 
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if out is not None:
+        return write_out(out, take_along_dim(input, indices, dim), "take_along_dim", exact=True)
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     if indices.ndim != input.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
-    dim = wrap_dim(dim, input.ndim)
+    dim = _dim(dim, input.ndim)
     # unlike gather, torch broadcasts input and indices against each other in every dimension but `dim`
     others = [1 if i == dim else max(a, b) for i, (a, b) in enumerate(zip(input.shape, indices.shape))]
     for i, (a, b) in enumerate(zip(input.shape, indices.shape)):
@@ -37,39 +94,104 @@ def take_along_dim(input, indices, dim=None):
     return gather(expanded(input), dim, expanded(indices))
 
 
+def _check_scatter(input, dim, index, src, name):
+    """torch's checks for scatter/scatter_add: an integer index no larger than self (apart from `dim`) and than
+    src, src of self's dtype, every index value inside self's `dim`."""
+    _index_dtype(index, f"{name}(): Expected dtype int32/int64 for index")
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError(f"{name}(): Index tensor must have the same number of dimensions as self tensor")
+    if isinstance(src, Tensor):
+        if src._dtype is not input._dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        if src.ndim != index.ndim and not (index.ndim <= 1 and src.ndim <= 1):
+            raise RuntimeError(f"{name}(): Index tensor must have the same number of dimensions as src tensor")
+    for d, i in enumerate(index.shape):
+        too_big_for_self = d != dim and i > input.shape[d]
+        too_big_for_src = isinstance(src, Tensor) and src.ndim and i > src.shape[d]
+        if too_big_for_self or too_big_for_src:
+            raise RuntimeError(f"{name}(): Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(input.shape)} apart from dimension {dim} and to be no larger size than src "
+                               f"{list(src.shape) if isinstance(src, Tensor) else []}")
+    size = input.shape[dim] if input.ndim else 1
+    if any_outside(index, size):
+        _check_bounds(index, size, dim)
+
+
+def _src_slice(src, index):
+    """The part of `src` that `index` addresses (torch reads src only where index has elements)."""
+    if tuple(src.shape) == tuple(index.shape):
+        return src
+    return src[tuple(slice(0, n) for n in index.shape)]
+
+
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if src is None:
         src = value
+    dim = _dim(dim, input.ndim)
+    _check_scatter(input, dim, index, src if isinstance(src, Tensor) else None, "scatter")
     if not isinstance(src, Tensor):
         src = ops.fill(input.dtype, tuple(index.shape), src)
     if reduce is not None:
         if reduce == "add":
             return scatter_add(input, dim, index, src)
         raise NotImplementedError(f"torch.scatter(reduce='{reduce}') is not supported on MindSpore yet")
-    return mint.scatter(input, wrap_dim(dim, input.ndim), _long(index), src)
+    return mint.scatter(input, dim, index, _src_slice(src, index))
 
 
 def scatter_add(input, dim, index, src):
+    dim = _dim(dim, input.ndim)
+    _check_scatter(input, dim, index, src, "scatter_add")
+    return _scatter_add_unchecked(input, dim, index, _src_slice(src, index))
+
+
+def _scatter_add_unchecked(input, dim, index, src):
     # MindSpore's CPU backend lacks ScatterAddExt: add a one-hot accumulation built from tensor_scatter_elements
-    return ops.tensor_scatter_elements(input, _long(index), src.astype(input.dtype), wrap_dim(dim, input.ndim), "add")
+    return ops.tensor_scatter_elements(input, _long(index), src.astype(input.dtype), dim, "add")
 
 
-def index_add(input, dim, index, source, *, alpha=1):
-    dim = wrap_dim(dim, input.ndim)
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    if out is not None:
+        return write_out(out, index_add(input, dim, index, source, alpha=alpha), "index_add", exact=True)
+    dim = _dim(dim, input.ndim)
+    _index_dtype(index, "index_add_(): Expected dtype int32/int64 for index")
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim}")
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_add_(): self ({type_name(input.dtype)}) and source ({type_name(source.dtype)}) "
+                           f"must have the same scalar type")
+    count = source.shape[dim] if source.ndim else 1
+    if index.numel() != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {dim}")
+    if source.ndim != input.ndim or any(a != b for d, (a, b) in enumerate(zip(source.shape, input.shape))
+                                        if d != dim):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    size = input.shape[dim] if input.ndim else 1
+    if any_outside(index, size):
+        _check_bounds(index, size, dim)
     if alpha != 1:
         source = ops.mul(source, alpha)
     shape = [1] * source.ndim
     shape[dim] = -1
     idx = ops.broadcast_to(_long(index).reshape(shape), source.shape)
-    return scatter_add(input, dim, idx, source)
+    return _scatter_add_unchecked(input, dim, idx, source)
 
 
 def index_fill(input, dim, index, value):
-    dim = wrap_dim(dim, input.ndim)
+    dim = _dim(dim, input.ndim)
+    if not isinstance(index, Tensor) or index._dtype is not mindspore.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("index_fill_(): Index has to be a vector/scalar")
+    size = input.shape[dim] if input.ndim else 1
+    # unlike the gathers, torch's index_fill takes negative indices counted from the end
+    _check_bounds(index, size, dim, IndexError, allow_negative=True)
+    index = ops.where(ops.lt(index, 0), ops.add(index, size), index)
     mask_shape = [1] * input.ndim
     mask_shape[dim] = input.shape[dim]
     mask = ops.zeros(input.shape[dim], mindspore.bool_)
-    mask = ops.tensor_scatter_elements(mask.astype(mindspore.int32), _long(index).reshape(-1),
+    mask = ops.tensor_scatter_elements(mask.astype(mindspore.int32), index.reshape(-1),
                                        ops.ones(index.numel(), mindspore.int32), 0).astype(mindspore.bool_)
     return ops.masked_fill(input, mask.reshape(mask_shape), value)
 

@@ -4,24 +4,32 @@ import collections
 import mindspore
 from mindspore import ops
 
-from ._util import reject_out
+from ._util import write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 
 
+# the matrix products' out= takes only the result's own dtype, as in torch
 def matmul(input, other, *, out=None):
-    reject_out(out, "matmul")
+    if out is not None:
+        return write_out(out, ops.matmul(input, other), "matmul", exact=True)
     return ops.matmul(input, other)
 
 
 def mm(input, mat2, *, out=None):
+    if out is not None:
+        return write_out(out, ops.matmul(input, mat2), "mm", exact=True)
     return ops.matmul(input, mat2)
 
 
 def bmm(input, mat2, *, out=None):
+    if out is not None:
+        return write_out(out, ops.bmm(input, mat2), "bmm", exact=True)
     return ops.bmm(input, mat2)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return write_out(out, baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), "baddbmm", exact=True)
     prod = ops.bmm(batch1, batch2)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
@@ -29,6 +37,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return write_out(out, addmm(input, mat1, mat2, beta=beta, alpha=alpha), "addmm", exact=True)
     prod = ops.matmul(mat1, mat2)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
@@ -191,7 +201,8 @@ def _failed_minor(A, upper):
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info) with A = L L^H (upper=True: U^H U); info is 0, or the order of the leading minor that is not
     positive definite, per matrix. L of such a matrix is unspecified (here: zeros), as in torch."""
-    reject_out(out, "linalg.cholesky_ex")
+    if out is not None:
+        return write_outs(out, cholesky_ex(A, upper=upper, check_errors=check_errors), "linalg_cholesky_ex")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cholesky: A must be batches of square matrices, but they are "
                            f"{tuple(A.shape[-2:])} matrices")
@@ -222,7 +233,9 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 def cholesky(A, *, upper=False, out=None):
     """torch.linalg.cholesky: raises for a matrix that is not positive definite. (No backward on the CPU:
     MindSpore has no CholeskyGrad kernel there.)"""
-    return cholesky_ex(A, upper=upper, check_errors=True, out=out).L
+    if out is not None:
+        return write_out(out, cholesky_ex(A, upper=upper, check_errors=True).L, "linalg_cholesky", exact=True)
+    return cholesky_ex(A, upper=upper, check_errors=True).L
 
 
 from .. import _backend as _backend_table  # noqa: E402

@@ -6,7 +6,7 @@ from mindspore._c_expression import TensorPy
 from .. import _dtype
 from . import _promotion
 from ._host_math import accurate_unary
-from ._util import Tensor, reject_out
+from ._util import Tensor, write_out
 from .broadcast import tiled_operands
 
 
@@ -60,7 +60,7 @@ def _both_bool(input, other):
 
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
-        reject_out(out, "add")
+        return write_out(out, add(input, other, alpha=alpha), "add")
     if alpha != 1:
         other = ops.mul(other, alpha)
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
@@ -81,7 +81,7 @@ def add(input, other, *, alpha=1, out=None):
 
 def sub(input, other, *, alpha=1, out=None):
     if out is not None:
-        reject_out(out, "sub")
+        return write_out(out, sub(input, other, alpha=alpha), "sub")
     if alpha != 1:
         other = ops.mul(other, alpha)
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
@@ -96,7 +96,7 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     if out is not None:
-        reject_out(out, "mul")
+        return write_out(out, mul(input, other), "mul")
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
             and input._shape == other._shape:
         return ops.mul(input, other)
@@ -107,7 +107,9 @@ def mul(input, other, *, out=None):
 
 
 def div(input, other, *, rounding_mode=None, out=None):
-    reject_out(out, "div")
+    if out is not None:
+        return write_out(out, div(input, other, rounding_mode=rounding_mode), "div",
+                         differentiable=rounding_mode is None)
     if rounding_mode is None:
         if not isinstance(input, Tensor):
             input = ops.scalar_to_tensor(input, other.dtype if other.is_floating_point() else mindspore.float32)
@@ -115,6 +117,7 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":
+        _check_integer_divisor(input, other)
         quotient = ops.trunc(ops.div(input, other))
         integral = [v for v in (input, other) if isinstance(v, Tensor) and not v.is_floating_point()]
         if integral and not any(isinstance(v, float) or (isinstance(v, Tensor) and v.is_floating_point())
@@ -124,35 +127,70 @@ def div(input, other, *, rounding_mode=None, out=None):
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
+def _integral(x):
+    return type(x) is int or type(x) is bool or (isinstance(x, TensorPy) and x._dtype in _dtype.INTEGRAL)
+
+
+def _check_integer_divisor(input, other):
+    """Integer division by zero raises in torch; MindSpore's CPU kernels return INT64_MAX or garbage instead."""
+    if _integral(input) and _integral(other):
+        if not isinstance(other, TensorPy):
+            zero = other == 0
+        else:
+            zero = other.numel() != 0 and not other.asnumpy().all()  # (zero-copy on the CPU target)
+        if zero:
+            raise RuntimeError("ZeroDivisionError: integer division or modulo by zero")
+
+
 def floor_divide(input, other, *, out=None):
-    reject_out(out, "floor_divide")
+    if out is not None:  # (no gradient: torch does not refuse inputs that require grad here)
+        return write_out(out, floor_divide(input, other), "floor_divide", differentiable=False)
+    _check_integer_divisor(input, other)
     return ops.floor_divide(input, other)
 
 
 def remainder(input, other, *, out=None):
+    if out is not None:
+        return write_out(out, remainder(input, other), "remainder")
+    _check_integer_divisor(input, other)
     return ops.remainder(input, other)
 
 
 def fmod(input, other, *, out=None):
+    if out is not None:
+        return write_out(out, fmod(input, other), "fmod")
+    _check_integer_divisor(input, other)
     return ops.fmod(input, other)
 
 
 def pow(input, exponent, *, out=None):
-    reject_out(out, "pow")
+    if out is not None:
+        return write_out(out, pow(input, exponent), "pow")
     return ops.pow(input, exponent)
 
 
-def _unary(ms_fn, name):
+def _unary(ms_fn, name, exact=False):
+    """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...)."""
     def op(input, *, out=None):
-        reject_out(out, name)
+        if out is not None:
+            return write_out(out, ms_fn(input), name, exact=exact)
         return ms_fn(input)
 
     op.__name__ = op.__qualname__ = name
     return op
 
 
-neg = negative = _unary(ops.neg, "neg")
-abs = absolute = _unary(ops.abs, "abs")
+def _unary_without_out(ms_fn, name):
+    """A one-input op that torch gives no `out=`."""
+    def op(input):
+        return ms_fn(input)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+neg = negative = _unary(ops.neg, "neg", exact=True)
+abs = absolute = _unary(ops.abs, "abs", exact=True)
 exp = _unary(accurate_unary(ops.exp, "exp"), "exp")
 exp2 = _unary(ops.exp2, "exp2")
 expm1 = _unary(accurate_unary(ops.expm1, "expm1"), "expm1")
@@ -175,25 +213,28 @@ sigmoid = _unary(accurate_unary(ops.sigmoid, "sigmoid"), "sigmoid")
 erf = _unary(ops.erf, "erf")
 erfc = _unary(ops.erfc, "erfc")
 erfinv = _unary(ops.erfinv, "erfinv")
-floor = _unary(ops.floor, "floor")
-ceil = _unary(ops.ceil, "ceil")
-trunc = fix = _unary(ops.trunc, "trunc")
-frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac")
-sign = _unary(ops.sign, "sign")
+floor = _unary(ops.floor, "floor", exact=True)
+ceil = _unary(ops.ceil, "ceil", exact=True)
+trunc = fix = _unary(ops.trunc, "trunc", exact=True)
+frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac", exact=True)
+sign = _unary(ops.sign, "sign", exact=True)
 sgn = sign
 reciprocal = _unary(ops.reciprocal, "reciprocal")
 square = _unary(ops.square, "square")
 logical_not = _unary(ops.logical_not, "logical_not")
-bitwise_not = _unary(lambda x: ops.logical_not(x) if x.dtype == mindspore.bool_ else ops.invert(x), "bitwise_not")
-isnan = _unary(ops.isnan, "isnan")
-isinf = _unary(ops.isinf, "isinf")
-isfinite = _unary(ops.isfinite, "isfinite")
-relu = _unary(ops.relu, "relu")
-isneginf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.lt(x, 0)), "isneginf")
-isposinf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.gt(x, 0)), "isposinf")
+bitwise_not = _unary(lambda x: ops.logical_not(x) if x.dtype == mindspore.bool_ else ops.invert(x), "bitwise_not",
+                     exact=True)
+isnan = _unary_without_out(ops.isnan, "isnan")
+isinf = _unary_without_out(ops.isinf, "isinf")
+isfinite = _unary_without_out(ops.isfinite, "isfinite")
+relu = _unary_without_out(ops.relu, "relu")
+isneginf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.lt(x, 0)), "isneginf", exact=True)
+isposinf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.gt(x, 0)), "isposinf", exact=True)
 
 
 def round(input, *, decimals=0, out=None):
+    if out is not None:
+        return write_out(out, round(input, decimals=decimals), "round", exact=True)
     if decimals:
         scale = 10.0 ** decimals
         return ops.div(ops.round(ops.mul(input, scale)), scale)
@@ -202,7 +243,8 @@ def round(input, *, decimals=0, out=None):
 
 def _binary(ms_fn, name):
     def op(input, other, *, out=None):
-        reject_out(out, name)
+        if out is not None:
+            return write_out(out, ms_fn(input, other), name)
         return ms_fn(input, other)
 
     op.__name__ = op.__qualname__ = name
@@ -228,7 +270,8 @@ hypot = _binary(ops.hypot, "hypot")
 
 def _bitwise(ms_fn, bool_fn, name):
     def op(input, other, *, out=None):
-        reject_out(out, name)
+        if out is not None:
+            return write_out(out, op(input, other), name)
         dt = input.dtype if isinstance(input, Tensor) else other.dtype
         if dt == mindspore.bool_:
             return bool_fn(input, other)
@@ -253,7 +296,8 @@ def equal(input, other):
 
 
 def clamp(input, min=None, max=None, *, out=None):
-    reject_out(out, "clamp")
+    if out is not None:
+        return write_out(out, clamp(input, min, max), "clamp", exact=True)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return ops.clamp(input, _scalar_of(min), _scalar_of(max))
@@ -271,6 +315,8 @@ def clamp_max(input, max):
 
 
 def where(condition, input=None, other=None, *, out=None):
+    if out is not None:
+        return write_out(out, where(condition, input, other), "where", exact=True)
     if input is None and other is None:
         from .indexing import nonzero
 
@@ -279,18 +325,26 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def lerp(input, end, weight, *, out=None):
+    if out is not None:
+        return write_out(out, lerp(input, end, weight), "lerp")
     return ops.add(input, ops.mul(ops.sub(end, input), weight))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    if out is not None:
+        return write_out(out, addcmul(input, tensor1, tensor2, value=value), "addcmul")
     return ops.add(input, ops.mul(ops.mul(tensor1, tensor2), value))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if out is not None:
+        return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
     return ops.add(input, ops.mul(ops.div(tensor1, tensor2), value))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    if out is not None:
+        return write_out(out, nan_to_num(input, nan, posinf, neginf), "nan_to_num", exact=True)
     from .. import _dtype
 
     info = _dtype.finfo(input.dtype) if input.is_floating_point() else None

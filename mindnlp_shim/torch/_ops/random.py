@@ -4,8 +4,8 @@ import mindspore
 
 from .. import _dtype
 from ..random import _numpy_rng
-from ._util import Tensor, shape_arg
-from .creation import _finish
+from ._util import Tensor, out_dtype, shape_arg, type_name, write_out
+from .creation import _factory_out, _finish
 
 
 def _as_tensor(arr, dtype):
@@ -15,20 +15,37 @@ def _as_tensor(arr, dtype):
     return Tensor.from_numpy(np.ascontiguousarray(arr.astype(_dtype.to_numpy_dtype(dtype), copy=False)))
 
 
+def _floating_only(dtype, kernel):
+    # torch's samplers of real values have no integer kernels
+    if dtype is not None and not (dtype in _dtype.FLOATING or dtype in _dtype.COMPLEX):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(dtype)}'")
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    if out is not None:
+        return _factory_out(out, rand(*size, generator=generator, dtype=dtype or out_dtype(out, "rand")), "rand")
+    _floating_only(dtype, "check_uniform_bounds")
     arr = _numpy_rng(generator).random(shape_arg(size), dtype=np.float32)
     return _finish(_as_tensor(arr, dtype), device, requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    if out is not None:
+        return _factory_out(out, randn(*size, generator=generator, dtype=dtype or out_dtype(out, "randn")), "randn")
+    _floating_only(dtype, "normal_kernel_cpu")
     arr = _numpy_rng(generator).standard_normal(shape_arg(size), dtype=np.float32)
     return _finish(_as_tensor(arr, dtype), device, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False):
+    if out is not None:
+        return _factory_out(out, randint(low, high, size, generator=generator,
+                                         dtype=dtype or out_dtype(out, "randint")), "randint")
+    if dtype == mindspore.bool_:
+        raise RuntimeError("randint(): to - 1 is out of bounds for bool")
     if size is None and isinstance(high, (tuple, list)):  # torch's other overload: randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -41,6 +58,11 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
+    if out is not None:
+        return _factory_out(out, randperm(n, generator=generator, dtype=dtype or out_dtype(out, "randperm")),
+                            "randperm")
+    if dtype == mindspore.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     arr = _numpy_rng(generator).permutation(int(n))
     return _finish(_as_tensor(arr, dtype or mindspore.int64), device, requires_grad)
 
@@ -62,6 +84,10 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
+    if out is not None:
+        return _sample_out(out, normal(mean, std, size, generator=generator, dtype=dtype or out_dtype(out, "normal")),
+                           "normal", (mean, std), keep_shape=True)
+    _floating_only(dtype, "normal_kernel_cpu")
     rng = _numpy_rng(generator)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         m = mean.asnumpy() if isinstance(mean, Tensor) else mean
@@ -73,13 +99,36 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return _finish(_as_tensor(np.asarray(arr), dtype), device, requires_grad)
 
 
+def _sample_out(out, result, name, inputs, keep_shape=False):
+    """out= for a sampler with tensor parameters: like torch, refuse parameters that require grad (the samples,
+    drawn on the host, carry no graph to show it); `keep_shape`: an out of another shape is an error (normal)."""
+    from .._tensor import _get_requires_grad
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if is_grad_enabled() and any(isinstance(t, Tensor) and _get_requires_grad(t) for t in inputs):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           f"but one of the arguments requires grad.")
+    if keep_shape and isinstance(out, Tensor) and any(isinstance(t, Tensor) for t in inputs) \
+            and out.shape != result.shape:
+        raise RuntimeError(f"{name}(): the out tensor of shape {list(out.shape)} does not match the parameters' "
+                           f"shape {list(result.shape)}")
+    return _factory_out(out, result, name)
+
+
 def bernoulli(input, p=None, *, generator=None, out=None):
+    if out is not None:  # (in out's dtype; torch resizes out to the input's shape)
+        return _sample_out(out, bernoulli(input, p, generator=generator).astype(out_dtype(out, "bernoulli")),
+                           "bernoulli", (input,))
     probs = input.asnumpy().astype(np.float64) if p is None else np.full(tuple(input.shape), p)
     arr = (_numpy_rng(generator).random(probs.shape) < probs)
     return _as_tensor(arr, input.dtype)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    if out is not None:  # (indices: out must be int64)
+        if isinstance(out, Tensor) and out.dtype != mindspore.int64:
+            raise RuntimeError(f"multinomial expects Long tensor out, got: {type_name(out.dtype)}")
+        return _factory_out(out, multinomial(input, num_samples, replacement, generator=generator), "multinomial")
     rng = _numpy_rng(generator)
     probs = input.asnumpy().astype(np.float64)
     rows = probs.reshape(-1, probs.shape[-1])

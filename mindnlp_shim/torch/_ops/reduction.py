@@ -5,7 +5,7 @@ import mindspore
 from mindspore import mint, ops
 
 from .. import _dtype
-from ._util import Tensor, reject_out
+from ._util import Tensor, out_dtype, write_out, write_outs
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
@@ -37,8 +37,8 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    if out is not None:
-        reject_out(out, "sum")
+    if out is not None:  # torch sums in out's dtype
+        return write_out(out, sum(input, dim, keepdim, dtype=dtype or out_dtype(out, "sum")), "sum")
     if dtype is None and input._dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if 0 in input._shape:  # empty
@@ -54,7 +54,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
-        reject_out(out, "mean")
+        return write_out(out, mean(input, dim, keepdim, dtype=dtype), "mean")
     if dtype is not None:
         input = input.astype(dtype)
     if input._dtype not in _FLOATING_OR_COMPLEX:
@@ -75,6 +75,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 def _max_min(ms_reduce, ms_elementwise, name):
     def op(input, dim=None, keepdim=False, *, out=None):
+        if out is not None:
+            if isinstance(dim, Tensor):
+                return write_out(out, ms_elementwise(input, dim), name)
+            if dim is None:
+                return write_out(out, op(input), name, exact=True)
+            return write_outs(out, op(input, dim, keepdim), name)
         if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
             return ms_elementwise(input, dim)
         if dim is None:
@@ -94,10 +100,14 @@ min = _max_min(mint.min, ops.minimum, "min")
 
 
 def amax(input, dim=(), keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, amax(input, dim, keepdim), "amax", exact=True)
     return ops.amax(input, _dim_tuple(dim) if dim != () else None, keepdim)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, amin(input, dim, keepdim), "amin", exact=True)
     return ops.amin(input, _dim_tuple(dim) if dim != () else None, keepdim)
 
 
@@ -119,18 +129,24 @@ def argmin(input, dim=None, keepdim=False):
 
 
 def all(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, all(input, dim, keepdim), "all", exact=True)
     if input.numel() == 0:
         return _empty_reduction(input, dim, keepdim, True, mindspore.bool_)
     return ops.all(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, any(input, dim, keepdim), "any", exact=True)
     if input.numel() == 0:
         return _empty_reduction(input, dim, keepdim, False, mindspore.bool_)
     return ops.any(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
 
 
 def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
+    if out is not None:
+        return write_out(out, var(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased), "var")
     if unbiased is not None:
         correction = 1 if unbiased else 0
     if isinstance(dim, bool):  # legacy var(input, unbiased)
@@ -149,6 +165,8 @@ def _count(input, dim):
 
 
 def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
+    if out is not None:
+        return write_out(out, std(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased), "std")
     return ops.sqrt(var(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
 
 
@@ -165,6 +183,8 @@ def logsumexp(input, dim, keepdim=False):
 
 
 def cumsum(input, dim, *, dtype=None, out=None):
+    if out is not None:  # computed in out's dtype, as torch does
+        return write_out(out, cumsum(input, dim, dtype=dtype or out_dtype(out, "cumsum")), "cumsum")
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -173,6 +193,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
 
 def cumprod(input, dim, *, dtype=None, out=None):
+    if out is not None:
+        return write_out(out, cumprod(input, dim, dtype=dtype or out_dtype(out, "cumprod")), "cumprod")
     if dtype is not None:
         input = input.astype(dtype)
     return ops.cumprod(input, dim)
@@ -200,6 +222,8 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    if out is not None:
+        return write_outs(out, topk(input, k, dim, largest, sorted), "topk")
     if dim not in (-1, input.ndim - 1):
         moved = input.swapaxes(dim, -1)
         values, indices = topk(moved, k, -1, largest, sorted)
@@ -213,6 +237,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    if out is not None:
+        return write_outs(out, sort(input, dim, descending, stable), "sort")
     values, indices = ops.sort(input, dim, descending)
     return values_indices(values, indices.astype(mindspore.int64))
 
@@ -222,6 +248,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    if out is not None:
+        return write_out(out, norm(input, p, dim, keepdim, dtype=dtype), "norm", exact=True)
     from .linalg import vector_norm
 
     if p == "fro" or p is None:

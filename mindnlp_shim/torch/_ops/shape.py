@@ -3,7 +3,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from ._util import Tensor, dims_arg, result_dtype, shape_arg, wrap_dim
+from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
 
 
 def _infer_shape(shape, numel):
@@ -242,6 +242,8 @@ def _promote_all(tensors):
 
 
 def cat(tensors, dim=0, *, out=None):
+    if out is not None:
+        return _cat_out(cat(tensors, dim), out, "cat")
     if type(tensors) in (list, tuple) and len(tensors) == 2:  # the usual call, before the general checks
         a, b = tensors
         a_shape, b_shape = a._shape, b._shape
@@ -267,7 +269,16 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
+def _cat_out(result, out, name):
+    # torch's cat refuses an out of a lower kind with a TypeError (other ops: RuntimeError)
+    if isinstance(out, Tensor) and dtype_category(result.dtype) > dtype_category(out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {type_name(out.dtype)}")
+    return write_out(out, result, name)
+
+
 def stack(tensors, dim=0, *, out=None):
+    if out is not None:
+        return _cat_out(stack(tensors, dim), out, "stack")
     tensors = _promote_all(list(tensors))
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -392,10 +403,14 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def tril(input, diagonal=0, *, out=None):
+    if out is not None:
+        return write_out(out, ops.tril(input, diagonal), "tril", exact=True)
     return ops.tril(input, diagonal)
 
 
 def triu(input, diagonal=0, *, out=None):
+    if out is not None:
+        return write_out(out, ops.triu(input, diagonal), "triu", exact=True)
     return ops.triu(input, diagonal)
 
 

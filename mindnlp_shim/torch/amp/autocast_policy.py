@@ -75,7 +75,7 @@ def _with_casts(fn, target_dtype):
         if dtype is None:
             return fn(*args, **kwargs)
         args = tuple(_cast_one(a, dtype) for a in args)
-        kwargs = {k: _cast_one(v, dtype) for k, v in kwargs.items()}
+        kwargs = {k: v if k == "out" else _cast_one(v, dtype) for k, v in kwargs.items()}  # out= stays as given
         return fn(*args, **kwargs)
 
     op.__wrapped_for_autocast__ = True

@@ -8,6 +8,8 @@ from mindspore import ops
 
 from .. import _dtype
 from .._ops import pointwise as _pw, reduction as _red, shape as _sh
+from .._ops import _util as _ix  # (index range checks)
+from .._ops._util import type_name as _type_name, write_out as _write_out
 from ..random import _numpy_rng
 from . import _lean_backward as _lean
 
@@ -35,11 +37,22 @@ def bilinear(input1, input2, weight, bias=None):
     return out if bias is None else ops.add(out, bias)
 
 
+_EMBEDDING_INDEX_DTYPES = frozenset({mindspore.int64, mindspore.int32})
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("torch.nn.functional.embedding(max_norm/scale_grad_by_freq/sparse) is not "
                                   "supported on MindSpore")
+    # MindSpore's CPU Gather wraps a negative index and reads past the table for a large one: check first
+    # (one reduction on the host; measured ~2 us for a (16, 128) int64 batch)
+    if input._dtype not in _EMBEDDING_INDEX_DTYPES:
+        raise RuntimeError(f"embedding(): expected indices of dtype Long or Int, but got {_type_name(input.dtype)}")
+    if _ix.any_outside(input, weight._shape[0]):
+        low, high = _ix.index_range(input)
+        raise IndexError(f"embedding(): index out of range in self: index {low if low < 0 else high} is outside "
+                         f"a table of {weight._shape[0]} rows")
     out = ops.gather(weight, input, 0)
     if padding_idx is not None and weight._requires_grad:
         # torch gives the padding row no gradient; the forward value stays the row's value
@@ -110,6 +123,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     from .._ops.linalg import vector_norm
 
+    if out is not None:
+        return _write_out(out, normalize(input, p, dim, eps), "div")
     return ops.div(input, ops.clamp(vector_norm(input, p, dim, True), min=eps))
 
 
@@ -290,8 +305,39 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+_TARGET_DTYPES = frozenset({mindspore.int64, mindspore.uint8})
+
+
+def _check_targets(input, target, weight, ignore_index):
+    """torch's checks on class-index targets: dtype Long or Byte, batch and spatial sizes matching the input, a
+    weight per class, and every target a class in [0, C) or `ignore_index` (MindSpore's gather would wrap a
+    negative label such as the -1 of unlabeled test splits, and train on it)."""
+    if target._dtype not in _TARGET_DTYPES:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise ValueError(f"Expected input batch_size (1) to match target batch_size ({target.shape[0]}).")
+    elif target.ndim == 0 or input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
+    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"expected target of shape {[input.shape[0]] + list(input.shape[2:])}, but got "
+                           f"{list(target.shape)}")
+    classes = input.shape[0 if input.ndim == 1 else 1]
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}")
+    if _ix.any_outside(target, classes):  # (one reduction; the ignored label is looked for only after it)
+        values = target.asnumpy()
+        bad = values[(values != ignore_index) & ((values < 0) | (values >= classes))]
+        if bad.size:
+            raise IndexError(f"Target {int(bad.reshape(-1)[0])} is out of bounds: class labels must lie in "
+                             f"[0, {classes}) or equal ignore_index ({ignore_index}).")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_targets(input, target, weight, ignore_index)
     if input.ndim == 1:
         input, target = ops.expand_dims(input, 0), ops.expand_dims(target, 0)
     logp = _sh.movedim(input, 1, -1) if input.ndim > 2 else input  # (N, ..., C)
@@ -324,7 +370,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _legacy_reduction(size_average, reduce, reduction)
     class_dim = 0 if input.ndim == 1 else 1
     logp = ops.log_softmax(input, class_dim)
-    if target.is_floating_point():  # class probabilities
+    if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):  # class probabilities
         if label_smoothing > 0:
             target = ops.add(ops.mul(target, 1 - label_smoothing), label_smoothing / input.shape[class_dim])
         wl = logp if weight is None else ops.mul(logp, weight.reshape((-1,) + (1,) * (logp.ndim - class_dim - 1)))
@@ -524,8 +570,21 @@ def pad(input, pad, mode="constant", value=None):
 
 
 def one_hot(tensor, num_classes=-1):
-    if num_classes < 0:
-        num_classes = int(tensor.max().item()) + 1
+    # checked first: MindSpore's comparison would give an all-zero row for a class outside [0, num_classes)
+    if tensor._dtype is not mindspore.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes < 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        low, high = _ix.index_range(tensor)
+        if low < 0:
+            raise RuntimeError(f"Class values must be non-negative (got {low}).")
+        if num_classes < 0:
+            num_classes = high + 1
+        elif high >= num_classes:
+            raise RuntimeError(f"Class values must be smaller than num_classes (got {high} for {num_classes} "
+                               f"classes).")
     return ops.cast(ops.equal(ops.expand_dims(tensor, -1), Tensor.from_numpy(np.arange(num_classes))), mindspore.int64)
 
 
