@@ -15,7 +15,7 @@ from mindspore import ops
 from mindspore._c_expression import TensorPy
 from mindspore.graph.api import _pynative_executor
 
-from . import _memory
+from . import _autograd_views, _memory
 from ._runtime import ON_CPU
 
 _ms_setitem = mindspore.Tensor.__setitem__
@@ -79,6 +79,11 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     fresh = value_is_fresh or converted is not value
     is_view = getattr(tensor, "parent_tensor_", None) is not None
     if not is_leaf:
+        _autograd_views.check_write(tensor)
+        if converted._is_leaf and not converted._requires_grad and _pynative_executor.enable_grad():
+            # a value off the graph: torch still connects the old value, with a zero gradient (so the leaves
+            # behind it get zeros, not None); a `where` on a false mask does that without touching the value
+            converted = ops.where(ops.zeros(converted._shape, mindspore.bool_), tensor, converted)
         if ON_CPU:
             _recorded_write_in_place(tensor, converted, is_view, check_overlap)
         elif is_view or not tensor.is_contiguous():

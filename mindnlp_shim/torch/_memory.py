@@ -54,6 +54,16 @@ def host_view(tensor):
     return array if reviewed is None else array.view(reviewed)
 
 
+def span(tensor):
+    """`(first, end)`: the addresses of the memory `tensor`'s elements lie in, `end` exclusive ((0, 0) if empty)."""
+    shape = tensor._shape
+    if 0 in shape:
+        return 0, 0
+    first = tensor.data_ptr()
+    last = sum((n - 1) * st for n, st in zip(shape, _ms_stride(tensor)))  # (strides are never negative here)
+    return first, first + (last + 1) * _layout(tensor.dtype)[1]
+
+
 def has_internal_overlap(tensor):
     """Whether two elements of `tensor` share one memory location (an expanded dimension): torch refuses to
     write into such a tensor."""

@@ -8,7 +8,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from . import _backend, _dtype, _inplace
+from . import _autograd_views, _backend, _dtype, _inplace
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
@@ -490,7 +490,10 @@ def __getitem__(self, index):
     elif not _plain_index(index):
         return _getitem_general(self, (index,))
     if self._requires_grad or not self._is_leaf:
-        return _ms_getitem_tracked(self, index)
+        out = _ms_getitem_tracked(self, index)
+        if _pynative_executor.enable_grad():
+            _autograd_views.register(self, out)  # basic indexing gives a view
+        return out
     return _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
 
 
@@ -580,6 +583,7 @@ def __setitem__(self, index, value):
     elif PROCESS_DEVICE_TYPE == "cpu" and not self._is_leaf:
         # inside the graph: the assignment is recorded on a copy, which is then written into the tensor's own
         # memory as a recorded write (MindSpore's own would give the tensor a new storage, leaving its views)
+        _autograd_views.check_write(self, check_overlap=False)
         updated = clone(self)
         _ms_setitem(updated, index, value)
         _inplace.assign(self, updated, value_is_fresh=True)
@@ -641,6 +645,8 @@ def _getitem_stepped(self, items):
         # the gathers give the gradient; the data becomes MindSpore's strided view of the same elements, so the
         # result shares memory with `self` as torch's slice does (`_update_data` keeps the recorded node)
         _inplace.swap_storage_only(out, _ms_getitem(ops.stop_gradient(self), tuple(items)))
+        if _pynative_executor.enable_grad():
+            _autograd_views.register(self, out)
     return out
 
 

@@ -436,3 +436,23 @@ from .. import _backend as _backend_table  # noqa: E402
 
 accept_numpy_names(globals(), __name__)
 _backend_table.adapt_module(globals(), __name__)
+
+
+# ---------------------------------------------------------------- views inside the autograd graph
+def _track_views():
+    """The view ops' results are registered as views of their input when it is in the autograd graph
+    (`_autograd_views`): a later in-place write that torch would replay through them is refused."""
+    from .. import _autograd_views
+
+    module = globals()
+    for name in ("view", "reshape", "view_as", "reshape_as", "transpose", "t", "permute", "movedim", "unsqueeze",
+                 "squeeze", "flatten", "unflatten", "expand", "expand_as", "broadcast_to", "narrow", "select",
+                 "diagonal", "tensor_split"):
+        module[name] = _autograd_views.view_op(module[name])
+    for name in ("split", "split_with_sizes", "chunk", "unbind"):  # torch's multi-output views
+        module[name] = _autograd_views.view_op(module[name], multi=True)
+    module["swapaxes"] = module["swapdims"] = module["transpose"]
+    module["moveaxis"] = module["movedim"]
+
+
+_track_views()

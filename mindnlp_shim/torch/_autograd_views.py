@@ -1,0 +1,118 @@
+"""Views inside the autograd graph: which base each one reads, so that in-place writes torch would replay
+through views are refused instead of giving wrong gradients.
+
+torch gives a write through a view of a tensor that requires grad a `CopySlices` node on the base, and regenerates
+the gradient node of every other view of that base from the base's new one. MindSpore's tape has no such replay:
+its node of a view stays the one it was made with, so after an in-place write into the base or any of its views,
+gradients that flow through a view taken earlier would skip the write. The values are right (views share
+memory, `_memory`); the gradients would not be. So:
+- a write through a view of a tracked tensor raises (torch's own errors for a view of a leaf and for the outputs
+  of split/chunk/unbind; NotImplementedError otherwise, naming what to write instead);
+- a write into a tracked tensor while views of it are alive raises the same way;
+- a write into a tracked tensor without live views is an ordinary recorded write (`_inplace`).
+
+Only views made while grad mode is on, of a tensor that requires grad or is inside the graph, are tracked:
+outside autograd every write is a plain memory write, which all views see.
+"""
+import functools
+import weakref
+
+from mindspore.graph.api import _pynative_executor
+
+from . import _memory
+
+_ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
+_VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
+_MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
+_PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
+
+
+def _tracked(tensor):
+    return (tensor._requires_grad or not tensor._is_leaf) and _pynative_executor.enable_grad()
+
+
+def register(source, view, multi=False):
+    """Record that `view` (an op's result sharing `source`'s memory) is a view of `source`'s root."""
+    if view is source:
+        return
+    root = getattr(source, _ROOT, None)
+    if root is None:
+        root = source
+    first, end = _memory.span(root)
+    if not first <= view.data_ptr() < end:
+        return  # a copy (reshape of what cannot be viewed, an empty result), not a view
+    setattr(view, _ROOT, root)
+    if multi or getattr(source, _MULTI, False):
+        setattr(view, _MULTI, True)
+    views = getattr(root, _VIEWS, None)
+    if views is None:
+        views = []
+        setattr(root, _VIEWS, views)
+    elif len(views) >= _PRUNE_AT:
+        views[:] = [ref for ref in views if ref() is not None]
+    views.append(weakref.ref(view))
+
+
+def view_op(fn=None, *, multi=False):
+    """Decorator for a torch view op `fn(input, ...)`: its result (or each result of a tuple) is tracked as a
+    view of `input` when `input` is in the autograd graph."""
+    if fn is None:
+        return functools.partial(view_op, multi=multi)
+
+    @functools.wraps(fn)
+    def op(input, *args, **kwargs):
+        out = fn(input, *args, **kwargs)
+        if (input._requires_grad or not input._is_leaf) and _pynative_executor.enable_grad():
+            if type(out) is tuple:
+                for part in out:
+                    register(input, part, multi)
+            else:
+                register(input, out, multi)
+        return out
+
+    return op
+
+
+def _live_views(root):
+    views = getattr(root, _VIEWS, None)
+    if not views:
+        return []
+    alive = [view for view in (ref() for ref in views) if view is not None]
+    views[:] = [weakref.ref(view) for view in alive]
+    return alive
+
+
+def check_write(tensor, check_overlap=True):
+    """Raise where an in-place write into `tensor` (grad mode on) would need torch's view replay.
+    `check_overlap=False` for index assignment, whose overlap check is on the selected elements only."""
+    if not _pynative_executor.enable_grad():
+        return
+    root = getattr(tensor, _ROOT, None)
+    if root is not None:
+        if check_overlap and _memory.has_internal_overlap(tensor):
+            raise RuntimeError(_memory.OVERLAP_MESSAGE)  # (torch refuses even a fill of an expanded view here)
+        if getattr(tensor, _MULTI, False):
+            raise RuntimeError(
+                "Output of a split/chunk/unbind is a view and is being modified inplace. This view is the output of "
+                "a function that returns multiple views. Such functions do not allow the output views to be "
+                "modified inplace. You should replace the inplace operation by an out-of-place one.")
+        if root._is_leaf and root._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise NotImplementedError(
+            "an in-place write into a view of a tensor that requires grad is not supported by mindnlp-shim on "
+            "MindSpore: its autograd cannot replay the view on the written base, so gradients through the view "
+            "would be wrong. Write the base with index assignment (`base[index] = value`) or use out-of-place ops.")
+    if not _tracked(tensor):
+        return
+    live = _live_views(tensor)
+    if live:
+        if any(getattr(view, _MULTI, False) for view in live):
+            raise RuntimeError(
+                "an output of a split/chunk/unbind of this tensor is alive and would be a view whose base has been "
+                "modified inplace; torch refuses to use such a view afterwards. Write into a clone, or drop the "
+                "views first.")
+        raise NotImplementedError(
+            f"an in-place write into a tensor that requires grad while {len(live)} view(s) of it are alive is not "
+            "supported by mindnlp-shim on MindSpore: its autograd cannot regenerate the views' gradients from the "
+            "written tensor, so gradients through them would be wrong. Take the views after the write, or use "
+            "out-of-place ops.")
