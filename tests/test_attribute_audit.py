@@ -185,6 +185,11 @@ def spd(n):
     return (a @ a.T + n * np.eye(n, dtype=np.float32)).astype(np.float32)
 
 
+def chol(n):
+    """A lower Cholesky factor, as an input of its own (MindSpore has no CPU gradient kernel for cholesky)."""
+    return np.linalg.cholesky(spd(n)).astype(np.float32)
+
+
 def _in_place(method):
     """A copy of x (in place on a leaf is an error in torch), written in place, and the write's result."""
 
@@ -329,6 +334,13 @@ CASES = [
     Case("matrix_power_negative", lambda T, x: x.matrix_power(-2), spd(3), tol=(1e-4, 1e-5)),
     Case("cholesky", lambda T, x: (x.cholesky(), x.cholesky(upper=True)), Fixed(spd(3))),
     Case("cross", lambda T, x, y: x.cross(y, dim=1), randn(2, 3), randn(2, 3)),
+    Case("cholesky_inverse", lambda T, L: (L.cholesky_inverse(), T.cholesky_inverse(L.mT, upper=True)), chol(3),
+         tol=(1e-4, 1e-5)),
+    Case("cholesky_solve", lambda T, b, L: (b.cholesky_solve(L), T.cholesky_solve(b, L.mT, True)), randn(3, 2),
+         chol(3), tol=(1e-4, 1e-5)),
+    Case("triangular_solve", lambda T, b, a: (b.triangular_solve(a), T.triangular_solve(b, a, upper=False),
+                                             b.triangular_solve(a, transpose=True, unitriangular=True)),
+         randn(3, 2), spd(3), tol=(1e-4, 1e-5)),
     Case("linalg_det_inv_power", lambda T, x: (T.linalg.det(x), T.linalg.slogdet(x), T.linalg.inv(x),
                                                T.linalg.matrix_power(x, 2)), spd(3)),
     Case("linalg_svd", lambda T, x: (lambda r: (r.S, r.U @ T.diag_embed(r.S) @ r.Vh, r.U.abs(), r.Vh.abs()))(

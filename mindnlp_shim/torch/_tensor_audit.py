@@ -41,7 +41,8 @@ IMPLEMENTED = {
     "logdet": matrix.logdet, "slogdet": matrix.slogdet, "inverse": matrix.inverse, "trace": matrix.trace,
     "inner": matrix.inner, "ger": matrix.ger, "addmv": matrix.addmv, "addr": matrix.addr, "addbmm": matrix.addbmm,
     "adjoint": matrix.adjoint, "matrix_power": matrix.matrix_power, "cholesky": matrix.cholesky,
-    "cross": linalg.cross,
+    "cross": linalg.cross, "cholesky_inverse": matrix.cholesky_inverse, "cholesky_solve": matrix.cholesky_solve,
+    "triangular_solve": matrix.triangular_solve,
     # placement and reshaping
     "index_put": placement.index_put, "take": placement.take, "diagonal_scatter": placement.diagonal_scatter,
     "select_scatter": placement.select_scatter, "slice_scatter": placement.slice_scatter,
@@ -95,8 +96,7 @@ KEPT = {
 
 _LINALG = "no MindSpore CPU kernel with a gradient serves it"
 REFUSED = {
-    "cholesky_inverse": _LINALG, "cholesky_solve": _LINALG, "lu_solve": _LINALG, "triangular_solve": _LINALG,
-    "geqrf": _LINALG, "orgqr": _LINALG, "ormqr": _LINALG,
+    "lu_solve": _LINALG, "geqrf": _LINALG, "orgqr": _LINALG, "ormqr": _LINALG,
     "qr": "MindSpore's Qr has no gradient; use numpy.linalg.qr on .numpy() for values",
     "lstsq": "removed from torch itself (use torch.linalg.lstsq)",
     "resize": "tensors cannot change size in place on MindSpore",

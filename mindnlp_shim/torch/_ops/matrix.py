@@ -11,6 +11,7 @@ from ._util import wrap_dim
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "V"])
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+_triangular_solve_result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 def _shift_square(square, offset):
@@ -176,3 +177,31 @@ def matrix_power(input, n):
 
 def cholesky(input, upper=False, *, out=None):
     return linalg.cholesky(input, upper=upper)
+
+
+def _from_factor(L, upper):
+    """A = L L^H (or U^H U) from a Cholesky factor."""
+    return linalg.matmul(adjoint(L), L) if upper else linalg.matmul(L, adjoint(L))
+
+
+def cholesky_inverse(input, upper=False, *, out=None):
+    return inverse(_from_factor(input, upper))
+
+
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """Solves A X = input for X, with `input2` the Cholesky factor of A."""
+    return linalg.matmul(inverse(_from_factor(input2, upper)), input)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """(X, A) with op(T) X = b, T the upper or lower triangle of A (unit diagonal if `unitriangular`)."""
+    T = sh.triu(A) if upper else sh.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        eye = ops.eye(n, n, mindspore.bool_)
+        T = pw.where(eye, ops.ones((), T.dtype), T)
+    if transpose:
+        T = sh.transpose(T, -2, -1)
+    from .._tensor import clone
+
+    return _triangular_solve_result(linalg.matmul(inverse(T), b), clone(A))
