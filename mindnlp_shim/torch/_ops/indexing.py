@@ -196,7 +196,9 @@ def index_fill(input, dim, index, value):
     return ops.masked_fill(input, mask.reshape(mask_shape), value)
 
 
-def masked_select(input, mask):
+def masked_select(input, mask, *, out=None):
+    if out is not None:
+        return write_out(out, masked_select(input, mask), "masked_select", exact=True)
     return ops.masked_select(input, mask)
 
 
@@ -213,7 +215,9 @@ def masked_scatter(input, mask, source):
     return ops.where(mask, values, input)
 
 
-def nonzero(input, *, as_tuple=False):
+def nonzero(input, *, as_tuple=False, out=None):
+    if out is not None:
+        return write_out(out, nonzero(input), "nonzero", exact=True, differentiable=False)
     idx = ops.nonzero(input).astype(mindspore.int64)
     if as_tuple:
         if input.ndim == 0:
@@ -240,7 +244,10 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return ops.logical_not(hits) if invert else hits
 
 
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if out is not None:
+        return write_out(out, searchsorted(sorted_sequence, input, out_int32=out_int32, right=right, side=side),
+                         "searchsorted", exact=True, differentiable=False)
     right = right or side == "right"
     out = ops.searchsorted(sorted_sequence, input, right=right)
     return out.astype(mindspore.int32 if out_int32 else mindspore.int64)

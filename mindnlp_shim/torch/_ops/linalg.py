@@ -45,11 +45,15 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
 
 
-def outer(input, vec2):
+def outer(input, vec2, *, out=None):
+    if out is not None:
+        return write_out(out, outer(input, vec2), "outer")
     return ops.mul(input.reshape(-1, 1), vec2.reshape(1, -1))
 
 
-def dot(input, other):
+def dot(input, other, *, out=None):
+    if out is not None:
+        return write_out(out, dot(input, other), "dot", exact=True)
     return ops.sum(ops.mul(input, other))
 
 

@@ -306,11 +306,15 @@ def clamp(input, min=None, max=None, *, out=None):
 clip = clamp
 
 
-def clamp_min(input, min):
+def clamp_min(input, min, *, out=None):
+    if out is not None:
+        return write_out(out, clamp(input, min=min), "clamp_min", exact=True)
     return clamp(input, min=min)
 
 
-def clamp_max(input, max):
+def clamp_max(input, max, *, out=None):
+    if out is not None:
+        return write_out(out, clamp(input, max=max), "clamp_max", exact=True)
     return clamp(input, max=max)
 
 

@@ -5,7 +5,7 @@ import mindspore
 from mindspore import mint, ops
 
 from .. import _dtype
-from ._util import Tensor, out_dtype, write_out, write_outs
+from ._util import Tensor, out_dtype, type_name, write_out, write_outs
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
@@ -48,7 +48,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return mint.sum(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim)
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        if out_dtype(out, "nansum") not in _FLOATING_OR_COMPLEX:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
+        return write_out(out, nansum(input, dim, keepdim, dtype=dtype or out.dtype), "nansum")
     return sum(ops.where(ops.isnan(input), ops.zeros_like(input), input), dim, keepdim, dtype=dtype)
 
 
@@ -65,7 +69,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return mint.mean(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:  # computed in out's dtype, as torch does
+        return write_out(out, prod(input, dim, keepdim, dtype=dtype or out_dtype(out, "prod")), "prod")
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -116,13 +122,17 @@ def aminmax(input, *, dim=None, keepdim=False):
     return mm(amin(input, dim if dim is not None else (), keepdim), amax(input, dim if dim is not None else (), keepdim))
 
 
-def argmax(input, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, argmax(input, dim, keepdim), "argmax", exact=True)
     if dim is None:
         return ops.argmax(input.reshape(-1), 0).astype(mindspore.int64)
     return ops.argmax(input, dim, keepdim).astype(mindspore.int64)
 
 
-def argmin(input, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, argmin(input, dim, keepdim), "argmin", exact=True)
     if dim is None:
         return ops.argmin(input.reshape(-1), 0).astype(mindspore.int64)
     return ops.argmin(input, dim, keepdim).astype(mindspore.int64)
@@ -178,7 +188,9 @@ def std_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
     return std(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased), mean(input, dim, keepdim)
 
 
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    if out is not None:
+        return write_out(out, logsumexp(input, dim, keepdim), "logsumexp")
     return ops.logsumexp(input, _dim_tuple(dim), keepdim)
 
 
