@@ -33,7 +33,7 @@ def _tracked(tensor):
 
 def register(source, view, multi=False):
     """Record that `view` (an op's result sharing `source`'s memory) is a view of `source`'s root."""
-    if view is source:
+    if view is source or getattr(source, "_is_data_alias", False):  # (`.data` is outside autograd, as in torch)
         return
     root = getattr(source, _ROOT, None)
     if root is None:
