@@ -269,6 +269,44 @@ def test_out_keeps_identity_and_aliases_for_logits_buffer():
     np.testing.assert_allclose(buffer.numpy(), M34 @ M45, rtol=1e-5, atol=1e-5)
 
 
+def _out_uses(T):
+    """out= in the ways model code uses it: a slice of a larger buffer, an input as its own out, an out with a
+    view of it alive, an out that is a leaf requiring grad."""
+    seen = {}
+    buf = T.zeros(4, 5)
+    T.mm(T.tensor(M34), T.tensor(M45), out=buf[1:])
+    seen["slice_of_buffer"] = buf.numpy().copy()
+    x = T.tensor(X[0])
+    seen["input_is_out"] = (T.add(x, T.tensor(Y[0]), out=x) is x, x.numpy().copy())
+    o = T.zeros(3, 4)
+    flat = o.view(12)
+    T.mul(T.tensor(X), 2, out=o)
+    seen["view_of_out"] = flat.numpy().copy()
+    leaf = T.zeros(3, 4, requires_grad=True)
+    try:
+        T.mul(T.tensor(X), 2, out=leaf)
+        seen["leaf_requiring_grad"] = "returned"
+    except RuntimeError as e:
+        seen["leaf_requiring_grad"] = "out=" in str(e)
+    with T.no_grad():
+        T.mul(T.tensor(X), 2, out=leaf)
+    seen["leaf_under_no_grad"] = leaf.detach().numpy().copy()
+    return seen
+
+
+def test_out_as_model_code_uses_it():
+    r, m = _out_uses(rt), _out_uses(mt)
+    assert r.keys() == m.keys()
+    for key in r:
+        a, b = (m[key], r[key]) if not isinstance(r[key], tuple) else (m[key][1], r[key][1])
+        if isinstance(r[key], tuple):
+            assert m[key][0] == r[key][0], key
+        if isinstance(b, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5, err_msg=key)
+        else:
+            assert a == b, key
+
+
 # ---------------------------------------------------------------- the bad-input table
 W10 = f32(10, 4)
 LOGITS = f32(3, 5)

@@ -138,13 +138,17 @@ def _write(out, value, name, warn_resize):
     return out
 
 
-def _check_no_grad(results, name):
+def _check_no_grad(results, outs, name):
     from .._tensor import _get_requires_grad
 
-    for r in results:
-        if r._requires_grad and _get_requires_grad(r):  # (recorded only while grad mode is on)
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                               f"differentiation, but one of the arguments requires grad.")
+    refused = any(r._requires_grad and _get_requires_grad(r) for r in results)  # (recorded only in grad mode)
+    if not refused and any(o._requires_grad for o in outs):  # torch counts out itself among the arguments
+        from mindspore.graph.api import _pynative_executor
+
+        refused = _pynative_executor.enable_grad() and any(_get_requires_grad(o) for o in outs)
+    if refused:
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           f"differentiation, but one of the arguments requires grad.")
 
 
 def write_out(out, result, name, *, exact=False, warn_resize=True, differentiable=True):
@@ -154,7 +158,7 @@ def write_out(out, result, name, *, exact=False, warn_resize=True, differentiabl
     grad mode (seen on `result`: an op output requires grad exactly then)."""
     _check_out_tensor(out, name)
     if differentiable:
-        _check_no_grad((result,), name)
+        _check_no_grad((result,), (out,), name)
     return _write(out, _checked_value(out, result, name, exact), name, warn_resize)
 
 
@@ -167,7 +171,7 @@ def write_outs(outs, results, name, *, exact=True, warn_resize=True):
                                                      else ""))
     for i, o in enumerate(outs):
         _check_out_tensor(o, name, i)
-    _check_no_grad(results, name)
+    _check_no_grad(results, outs, name)
     values = [_checked_value(o, r, name, exact) for o, r in zip(outs, results)]
     for o, v in zip(outs, values):
         _write(o, v, name, warn_resize)
