@@ -312,15 +312,15 @@ def _check_targets(input, target, weight, ignore_index):
     """torch's checks on class-index targets: dtype Long or Byte, batch and spatial sizes matching the input, a
     weight per class, and every target a class in [0, C) or `ignore_index` (MindSpore's gather would wrap a
     negative label such as the -1 of unlabeled test splits, and train on it)."""
-    if target._dtype not in _TARGET_DTYPES:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
     if input.ndim == 1:
         if target.ndim != 0:
             raise ValueError(f"Expected input batch_size (1) to match target batch_size ({target.shape[0]}).")
     elif target.ndim == 0 or input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0] if target.ndim else 0}).")
-    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
+    if target._dtype not in _TARGET_DTYPES:  # (after the batch size, as torch checks them)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
+    if input.ndim > 1 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"expected target of shape {[input.shape[0]] + list(input.shape[2:])}, but got "
                            f"{list(target.shape)}")
     classes = input.shape[0 if input.ndim == 1 else 1]
