@@ -105,13 +105,15 @@ def upcast_bf16(fn):
                 return positional_fn(*args)
             if not _has_bf16(kwargs.values()):
                 return fn(*args, **kwargs)
-        # an `out=` tensor is written as it is and is what the op returns: neither converted nor replaced
-        back_to_bf16 = ("dtype" not in kwargs and kwargs.get("out") is None and _only_bf16_floats(args)
-                        and _only_bf16_floats(kwargs.values()))
+        if kwargs.get("out") is not None:
+            # an op's out= branch computes its value by calling the op again without out (this wrapper, so in
+            # float32), then writes it into `out` under torch's dtype rule for a bf16 result
+            return fn(*args, **kwargs)
+        back_to_bf16 = "dtype" not in kwargs and _only_bf16_floats(args) and _only_bf16_floats(kwargs.values())
         inplace = takes_inplace and kwargs.get("inplace", False)
         if inplace:
             kwargs = dict(kwargs, inplace=False)
-        out = fn(*(_to_f32(a) for a in args), **{k: v if k == "out" else _to_f32(v) for k, v in kwargs.items()})
+        out = fn(*(_to_f32(a) for a in args), **{k: _to_f32(v) for k, v in kwargs.items()})
         if back_to_bf16:
             out = _to_bf16(out)
         if inplace:

@@ -172,8 +172,8 @@ def pow(input, exponent, *, out=None):
 def _unary(ms_fn, name, exact=False):
     """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...)."""
     def op(input, *, out=None):
-        if out is not None:
-            return write_out(out, ms_fn(input), name, exact=exact)
+        if out is not None:  # (the value from the module's op: the one adapted per target)
+            return write_out(out, globals()[name](input), name, exact=exact)
         return ms_fn(input)
 
     op.__name__ = op.__qualname__ = name
@@ -244,7 +244,7 @@ def round(input, *, decimals=0, out=None):
 def _binary(ms_fn, name):
     def op(input, other, *, out=None):
         if out is not None:
-            return write_out(out, ms_fn(input, other), name)
+            return write_out(out, globals()[name](input, other), name)
         return ms_fn(input, other)
 
     op.__name__ = op.__qualname__ = name

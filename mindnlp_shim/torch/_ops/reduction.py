@@ -19,6 +19,13 @@ def _dim_tuple(dim):
     return tuple(dim) if isinstance(dim, (list, tuple)) else dim
 
 
+def _compute_dtype(out, name):
+    """The dtype an op that computes in its out's dtype (sum, cumsum, ...) uses: out's, but float32 for a
+    bfloat16 out (no bf16 reduction kernels on the CPU; the result is rounded into out)."""
+    dtype = out_dtype(out, name)
+    return mindspore.float32 if dtype == mindspore.bfloat16 else dtype
+
+
 def _empty_reduction(input, dim, keepdim, fill, dtype):
     """MindSpore's CPU reductions return garbage on empty inputs: answer torch's value directly."""
     shape = list(input.shape)
@@ -38,7 +45,7 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # torch sums in out's dtype
-        return write_out(out, sum(input, dim, keepdim, dtype=dtype or out_dtype(out, "sum")), "sum")
+        return write_out(out, sum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "sum")), "sum")
     if dtype is None and input._dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if 0 in input._shape:  # empty
@@ -52,7 +59,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         if out_dtype(out, "nansum") not in _FLOATING_OR_COMPLEX:
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
-        return write_out(out, nansum(input, dim, keepdim, dtype=dtype or out.dtype), "nansum")
+        return write_out(out, nansum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "nansum")), "nansum")
     return sum(ops.where(ops.isnan(input), ops.zeros_like(input), input), dim, keepdim, dtype=dtype)
 
 
@@ -71,7 +78,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # computed in out's dtype, as torch does
-        return write_out(out, prod(input, dim, keepdim, dtype=dtype or out_dtype(out, "prod")), "prod")
+        return write_out(out, prod(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "prod")), "prod")
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -82,11 +89,12 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def _max_min(ms_reduce, ms_elementwise, name):
     def op(input, dim=None, keepdim=False, *, out=None):
         if out is not None:
+            adapted = globals()[name]  # (the module's op: the one adapted per target)
             if isinstance(dim, Tensor):
-                return write_out(out, ms_elementwise(input, dim), name)
+                return write_out(out, adapted(input, dim), name)
             if dim is None:
-                return write_out(out, op(input), name, exact=True)
-            return write_outs(out, op(input, dim, keepdim), name)
+                return write_out(out, adapted(input), name, exact=True)
+            return write_outs(out, adapted(input, dim, keepdim), name)
         if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
             return ms_elementwise(input, dim)
         if dim is None:
@@ -196,7 +204,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 def cumsum(input, dim, *, dtype=None, out=None):
     if out is not None:  # computed in out's dtype, as torch does
-        return write_out(out, cumsum(input, dim, dtype=dtype or out_dtype(out, "cumsum")), "cumsum")
+        return write_out(out, cumsum(input, dim, dtype=dtype or _compute_dtype(out, "cumsum")), "cumsum")
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -206,7 +214,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
 def cumprod(input, dim, *, dtype=None, out=None):
     if out is not None:
-        return write_out(out, cumprod(input, dim, dtype=dtype or out_dtype(out, "cumprod")), "cumprod")
+        return write_out(out, cumprod(input, dim, dtype=dtype or _compute_dtype(out, "cumprod")), "cumprod")
     if dtype is not None:
         input = input.astype(dtype)
     return ops.cumprod(input, dim)

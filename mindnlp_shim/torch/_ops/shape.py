@@ -404,13 +404,13 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 def tril(input, diagonal=0, *, out=None):
     if out is not None:
-        return write_out(out, ops.tril(input, diagonal), "tril", exact=True)
+        return write_out(out, tril(input, diagonal), "tril", exact=True)
     return ops.tril(input, diagonal)
 
 
 def triu(input, diagonal=0, *, out=None):
     if out is not None:
-        return write_out(out, ops.triu(input, diagonal), "triu", exact=True)
+        return write_out(out, triu(input, diagonal), "triu", exact=True)
     return ops.triu(input, diagonal)
 
 
