@@ -66,7 +66,7 @@ def index_range(index):
 
 def any_outside(index, size):
     """Whether some value of the integer `index` is outside [0, size): one reduction, the maximum of the values
-    read as unsigned (a negative value reads as a huge one). ~2 us for a (16, 128) int64 batch on the CPU."""
+    read as unsigned (a negative value reads as a huge one). ~3 us for a (16, 128) int64 batch on the CPU."""
     values = _index_items(index)
     return values.size != 0 and int(values.max()) >= size
 
