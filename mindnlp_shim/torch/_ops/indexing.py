@@ -253,7 +253,10 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return out.astype(mindspore.int32 if out_int32 else mindspore.int64)
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False):
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if out is not None:
+        return write_out(out, bucketize(input, boundaries, out_int32=out_int32, right=right), "bucketize",
+                         exact=True, differentiable=False)
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 

@@ -165,7 +165,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return ops.pow(_sum(ops.pow(a, ord), dim, keepdim), 1.0 / ord)
 
 
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
+    if out is not None:
+        return write_out(out, cross(input, other, dim), "cross", exact=True)
     return ops.cross(input, other, -1 if dim is None else dim)
 
 

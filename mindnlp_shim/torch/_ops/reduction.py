@@ -125,7 +125,9 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return ops.amin(input, _dim_tuple(dim) if dim != () else None, keepdim)
 
 
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    if out is not None:
+        return write_outs(out, aminmax(input, dim=dim, keepdim=keepdim), "aminmax")
     mm = collections.namedtuple("aminmax", ["min", "max"])
     return mm(amin(input, dim if dim is not None else (), keepdim), amax(input, dim if dim is not None else (), keepdim))
 

@@ -285,11 +285,15 @@ def stack(tensors, dim=0, *, out=None):
     return ops.stack(tuple(tensors), wrap_dim(dim, tensors[0].ndim + 1))
 
 
-def hstack(tensors):
+def hstack(tensors, *, out=None):
+    if out is not None:
+        return _cat_out(hstack(tensors), out, "hstack")
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
-def vstack(tensors):
+def vstack(tensors, *, out=None):
+    if out is not None:
+        return _cat_out(vstack(tensors), out, "vstack")
     return cat([t.reshape(1, -1) if t.ndim == 1 else t for t in tensors], 0)
 
 
@@ -388,8 +392,10 @@ def roll(input, shifts, dims=None):
     return out
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """n-th forward difference along `dim`: out[i] = x[i+1] - x[i], applied n times."""
+    if out is not None:
+        return write_out(out, diff(input, n, dim, prepend, append), "diff")
     dim = wrap_dim(dim, input.ndim)
     parts = [t for t in (prepend, input, append) if t is not None]
     x = cat(parts, dim) if len(parts) > 1 else input
