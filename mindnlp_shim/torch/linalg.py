@@ -17,7 +17,13 @@ def svdvals(A, *, driver=None, out=None):
     return _tensor_svd(A, compute_uv=False).S
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        from ._ops._util import write_out
+
+        # (torch's linalg.norm out= does not refuse inputs that require grad, unlike vector_norm's)
+        return write_out(out, norm(A, ord, dim, keepdim, dtype=dtype), "linalg_norm", exact=True,
+                         differentiable=False)
     if ord is None or ord == "fro" or A.ndim == 1 or (dim is not None and not isinstance(dim, (tuple, list))):
         return vector_norm(A, 2 if ord in (None, "fro") else ord, dim, keepdim, dtype=dtype)
     raise NotImplementedError(f"torch.linalg.norm(ord={ord!r}) for matrices is not supported on MindSpore yet")

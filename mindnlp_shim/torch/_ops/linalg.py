@@ -146,8 +146,11 @@ def _contract_pair(a, la, b, lb, later, sizes):
     return out, batch + left + right
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     from .reduction import sum as _sum, amax, amin
+
+    if out is not None:
+        return write_out(out, vector_norm(x, ord, dim, keepdim, dtype=dtype), "linalg_vector_norm", exact=True)
 
     if dtype is not None:
         x = x.astype(dtype)
