@@ -9,11 +9,19 @@ _svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])
 
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh (torch.svd and Tensor.svd answer V instead)."""
+    if out is not None:
+        from ._ops._util import write_outs
+
+        return write_outs(out, svd(A, full_matrices), "linalg_svd")
     U, S, V = _tensor_svd(A, some=not full_matrices)
     return _svd_result(U, S, V.mH)
 
 
 def svdvals(A, *, driver=None, out=None):
+    if out is not None:
+        from ._ops._util import write_out
+
+        return write_out(out, svdvals(A), "linalg_svdvals", exact=True, grad_inputs=(A,))
     return _tensor_svd(A, compute_uv=False).S
 
 

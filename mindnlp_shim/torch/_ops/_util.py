@@ -151,14 +151,15 @@ def _check_no_grad(results, outs, name):
                            f"differentiation, but one of the arguments requires grad.")
 
 
-def write_out(out, result, name, *, exact=False, warn_resize=True, differentiable=True):
+def write_out(out, result, name, *, exact=False, warn_resize=True, differentiable=True, grad_inputs=()):
     """torch's `out=` for an op whose value is `result`: `out` must be a tensor whose dtype the result can be
     cast to (same dtype where `exact`), is resized when its shape differs (with torch's warning if it was not
     empty), receives the value in place and is returned. Like torch, refuse while an input requires grad in
-    grad mode (seen on `result`: an op output requires grad exactly then)."""
+    grad mode (seen on `result`: an op output requires grad exactly then; an op computed on the host names its
+    inputs in `grad_inputs` instead)."""
     _check_out_tensor(out, name)
     if differentiable:
-        _check_no_grad((result,), (out,), name)
+        _check_no_grad((result,), (out,) + tuple(t for t in grad_inputs if isinstance(t, Tensor)), name)
     return _write(out, _checked_value(out, result, name, exact), name, warn_resize)
 
 

@@ -7,7 +7,7 @@ import mindspore
 from mindspore import ops
 
 from . import linalg, pointwise as pw, reduction as red, shape as sh
-from ._util import wrap_dim
+from ._util import wrap_dim, write_out
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "V"])
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
@@ -41,6 +41,8 @@ def _square_of(vectors):
 def diag(input, diagonal=0, *, out=None):
     """torch.diag: a vector becomes a square matrix with it on diagonal `diagonal`; a matrix gives that
     diagonal as a vector."""
+    if out is not None:  # (torch's diag out= does not refuse inputs that require grad)
+        return write_out(out, diag(input, diagonal), "diag", exact=True, differentiable=False)
     if input.ndim == 1:
         return _shift_square(_square_of(input), diagonal)
     if input.ndim == 2:
@@ -94,6 +96,8 @@ def logdet(input):
 
 
 def inverse(input, *, out=None):
+    if out is not None:
+        return write_out(out, inverse(input), "linalg_inv_ex", exact=True)
     _check_square(input, "linalg.inv")
     return ops.inverse(input)
 
@@ -112,6 +116,8 @@ def trace(input):
 
 
 def inner(input, other, *, out=None):
+    if out is not None:
+        return write_out(out, inner(input, other), "inner", exact=True, differentiable=False)
     if input.ndim == 0 or other.ndim == 0:
         return pw.mul(input, other)
     if input.shape[-1] != other.shape[-1]:
@@ -136,14 +142,21 @@ def _scaled_sum(input, product, beta, alpha):
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return write_out(out, addmv(input, mat, vec, beta=beta, alpha=alpha), "addmv", exact=True)
     return _scaled_sum(input, linalg.matmul(mat, vec), beta, alpha)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return write_out(out, addr(input, vec1, vec2, beta=beta, alpha=alpha), "addr")
     return _scaled_sum(input, linalg.outer(vec1, vec2), beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is not None:  # (torch resizes this one's out without a warning)
+        return write_out(out, addbmm(input, batch1, batch2, beta=beta, alpha=alpha), "addbmm", exact=True,
+                         warn_resize=False)
     return _scaled_sum(input, red.sum(linalg.bmm(batch1, batch2), 0), beta, alpha)
 
 
@@ -176,6 +189,8 @@ def matrix_power(input, n):
 
 
 def cholesky(input, upper=False, *, out=None):
+    if out is not None:
+        return write_out(out, cholesky(input, upper), "cholesky")
     return linalg.cholesky(input, upper=upper)
 
 
@@ -185,11 +200,15 @@ def _from_factor(L, upper):
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
+    if out is not None:
+        return write_out(out, cholesky_inverse(input, upper), "cholesky_inverse")
     return inverse(_from_factor(input, upper))
 
 
 def cholesky_solve(input, input2, upper=False, *, out=None):
     """Solves A X = input for X, with `input2` the Cholesky factor of A."""
+    if out is not None:
+        return write_out(out, cholesky_solve(input, input2, upper), "cholesky_solve")
     return linalg.matmul(inverse(_from_factor(input2, upper)), input)
 
 

@@ -13,7 +13,7 @@ from mindspore import ops
 
 from .. import _dtype
 from . import indexing, pointwise as pw, reduction as red, shape as sh
-from ._util import Tensor, wrap_dim
+from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out
 
 _median_result = collections.namedtuple("median", ["values", "indices"])
 _nanmedian_result = collections.namedtuple("nanmedian", ["values", "indices"])
@@ -124,6 +124,10 @@ def logcumsumexp(input, dim):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:  # (as torch: through nansum, which has no integer kernel)
+        if out_dtype(out, "nanmean") not in _dtype.FLOATING and out.dtype not in _dtype.COMPLEX:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
+        return write_out(out, nanmean(input, dim, keepdim, dtype=dtype), "nansum")
     if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{input.dtype}")
@@ -183,10 +187,16 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if out is not None:  # (torch: out in the input's dtype; inputs that require grad are not refused)
+        return write_out(out, quantile(input, q, dim, keepdim, interpolation=interpolation), "quantile",
+                         exact=True, differentiable=False)
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    if out is not None:
+        return write_out(out, nanquantile(input, q, dim, keepdim, interpolation=interpolation), "nanquantile",
+                         exact=True, differentiable=False)
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 
@@ -205,6 +215,8 @@ def bincount(input, weights=None, minlength=0):
 
 
 def histc(input, bins=100, min=0, max=0, *, out=None):
+    if out is not None:
+        return write_out(out, histc(input, bins, min, max), "histc", exact=True, differentiable=False)
     if input.dtype not in _dtype.FLOATING:
         raise RuntimeError(f'"histogram_cpu" not implemented for \'{input.dtype}\'')
     if bins <= 0:
