@@ -161,6 +161,8 @@ _op("histc", lambda T, x, **o: T.histc(x, bins=5, min=-2, max=2, **o), X)
 _op("svdvals", lambda T, x, **o: T.linalg.svdvals(x, **o), PD, values=False)
 _op("linalg_svd", lambda T, x, **o: T.linalg.svd(x, **o), PD, values=False)
 _op("gcd", lambda T, x, y, **o: T.gcd(x, y, **o), IA, IB)
+_op("lcm", lambda T, x, y, **o: T.lcm(x, y, **o), IA, IB)
+_op("bitwise_right_shift", lambda T, x, y, **o: T.bitwise_right_shift(x, y, **o), IA, IB)
 _op("signbit", lambda T, x, **o: T.signbit(x, **o), X)
 _op("nextafter", lambda T, x, y, **o: T.nextafter(x, y, **o), X, Y)
 # bfloat16 inputs (computed in float32 on the CPU, the result written under torch's rule for a bf16 result)
@@ -301,6 +303,46 @@ def test_out_argument_matches_torch(name, variant):
                 np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True, err_msg=f"out[{i}]")
             else:
                 np.testing.assert_array_equal(a, b, err_msg=f"out[{i}]")
+
+
+def _covered_ops():
+    """The functions the out= table calls (`T.<name>(`, `T.linalg.<name>(`, ...), read from this file."""
+    import re
+
+    source = open(__file__).read()
+    called = re.findall(r'_op\("[^"]+", lambda [^:]*: T\.((?:linalg\.|special\.|nn\.functional\.)?\w+)\(', source)
+    looped = re.findall(r'"(\w+)"', " ".join(re.findall(r"for _n in \[([^\]]*)\]", source)))
+    return set(called) | set(looped)
+
+
+def _shim_fn(dotted):
+    obj = mt
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def test_every_op_taking_out_is_in_the_table():
+    """An op that grows an `out=` parameter must be in the out= table (an ignored out is the bug it catches)."""
+    import inspect
+
+    covered = _covered_ops()
+    missing = []
+    for prefix, namespace in [("", mt), ("nn.functional.", mt.nn.functional), ("linalg.", mt.linalg),
+                              ("special.", mt.special)]:
+        for name in dir(namespace):
+            fn = getattr(namespace, name)
+            if name.startswith("_") or not callable(fn) or isinstance(fn, type):
+                continue
+            try:
+                takes_out = "out" in inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                continue
+            # an alias (torch.absolute of torch.abs) is covered through the function it names
+            same = [n for n in covered if inspect.unwrap(_shim_fn(n)) is inspect.unwrap(fn)]
+            if takes_out and prefix + name not in covered and not same:
+                missing.append(prefix + name)
+    assert not missing, f"ops taking out= without a row in the out= table: {missing}"
 
 
 def test_out_keeps_identity_and_aliases_for_logits_buffer():
