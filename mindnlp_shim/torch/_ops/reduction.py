@@ -240,6 +240,10 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.astype(dtype)
+    if input.ndim == 0:  # MindSpore's LogSoftmax backward never returns on a 0-d tensor: work on one element
+        if dim not in (None, 0, -1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
+        return ops.log_softmax(input.reshape(1), 0).reshape(())
     return ops.log_softmax(input, -1 if dim is None else dim)
 
 
