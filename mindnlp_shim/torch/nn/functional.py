@@ -1,4 +1,5 @@
 """torch.nn.functional on MindSpore kernels that exist on every device target (see `_backend` notes inline)."""
+import functools
 import math
 import threading
 
@@ -596,7 +597,129 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 antialias=False):
     if mode not in ("nearest", "bilinear", "linear", "bicubic"):
         raise NotImplementedError(f"torch.nn.functional.interpolate(mode='{mode}') is not supported on MindSpore")
-    return ops.interpolate(input, size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners)
+    if antialias:
+        # torch's antialiased kernels (bilinear/bicubic only) widen the filter when downsampling and use a
+        # different cubic coefficient; nothing here reproduces them, and ignoring the flag gives other values
+        raise NotImplementedError("torch.nn.functional.interpolate(antialias=True) is not supported on MindSpore")
+    if mode == "nearest" and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    if (mode in ("bicubic", "linear") or (mode == "bilinear" and input.dtype == mindspore.float64)
+            or (scale_factor is not None and not recompute_scale_factor and input.ndim in (3, 4))):
+        # MindSpore's bicubic uses other coordinates and coefficients than torch, its linear (3-D) gives
+        # another value for a single output sample, its bilinear works in float32 for float64 input, and its
+        # 3-D/4-D resizes refuse a scale_factor unless it only picks the output size
+        return _separable_interpolate(input, size, scale_factor, mode, bool(align_corners), recompute_scale_factor)
+    return ops.interpolate(input, size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners,
+                           recompute_scale_factor=recompute_scale_factor)
+
+
+_CUBIC_A = -0.75  # torch's coefficient for bicubic without antialias
+
+
+def _cubic_tap_weights(t):
+    """Cubic-convolution weights of the taps at floor(src) - 1 .. + 2, for t = src - floor(src) in [0, 1)."""
+    a = _CUBIC_A
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return (-1, far(t + 1)), (0, near(t)), (1, near(1 - t)), (2, far(2 - t))
+
+
+@functools.lru_cache(maxsize=128)
+def _resize_weights(mode, in_size, out_size, scale, align_corners):
+    """(out_size, in_size) float64 matrix mapping one axis of the input to the output, as torch samples it.
+
+    `scale` is the output-to-input coordinate ratio (already chosen from sizes or the scale factor)."""
+    dst = np.arange(out_size, dtype=np.float64)
+    src = dst * scale if align_corners else (dst + 0.5) * scale - 0.5
+    if mode != "bicubic" and not align_corners:
+        src = np.maximum(src, 0.0)  # linear modes clamp the coordinate at 0; bicubic keeps it and clamps the taps
+    base = np.floor(src)
+    t = src - base
+    taps = _cubic_tap_weights(t) if mode == "bicubic" else ((0, 1.0 - t), (1, t))
+    weights = np.zeros((out_size, in_size), dtype=np.float64)
+    rows = np.arange(out_size)
+    for offset, w in taps:
+        # a tap outside the input reads the border element (accumulated: several taps may land on it)
+        np.add.at(weights, (rows, np.clip(base + offset, 0, in_size - 1).astype(np.int64)), w)
+    weights.setflags(write=False)
+    return weights
+
+
+@functools.lru_cache(maxsize=128)
+def _nearest_indices(in_size, out_size, scale, shortcuts):
+    # measured against torch: its 2-D kernel copies an axis whose size is kept and halves the index of one
+    # whose size doubles, whatever the scale factor says; its 1-D kernel always uses the scale
+    if shortcuts and out_size == in_size:
+        return np.arange(out_size, dtype=np.int64)
+    if shortcuts and out_size == 2 * in_size:
+        return np.arange(out_size, dtype=np.int64) // 2
+    # torch computes floor(dst * scale) in float32; doing it in float64 would move some boundary cases
+    src = np.floor(np.arange(out_size, dtype=np.float32) * np.float32(scale))
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def _separable_interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor):
+    spatial = input.ndim - 2
+    wanted = {"bicubic": 2, "bilinear": 2, "linear": 1}.get(mode)
+    if spatial < 1 or (wanted is not None and spatial != wanted):
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {(wanted or 1) + 2}D input")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = tuple(input.shape[2:])
+
+    def per_axis(value, name):
+        if isinstance(value, (tuple, list)):
+            if len(value) != spatial:
+                raise ValueError(f"Input and {name} must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(in_sizes)} and output size of {list(value)}.")
+            return tuple(value)
+        return (value,) * spatial
+
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        out_sizes, factors = tuple(int(s) for s in per_axis(size, "output size")), (None,) * spatial
+    else:
+        factors = tuple(float(f) for f in per_axis(scale_factor, "scale_factor"))
+        out_sizes = tuple(int(math.floor(n * f)) for n, f in zip(in_sizes, factors))
+        if recompute_scale_factor:
+            factors = (None,) * spatial  # the coordinates then follow the rounded sizes
+    if any(n <= 0 for n in out_sizes) or any(n <= 0 for n in in_sizes):
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input {in_sizes} and "
+                           f"output {out_sizes}")
+
+    def scale(n_in, n_out, factor):
+        if align_corners and mode != "nearest":
+            return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        if n_in == n_out and mode in ("linear", "bilinear"):
+            return 1.0  # measured: torch copies such an axis even when a scale factor says otherwise
+        return 1.0 / factor if factor else n_in / n_out
+
+    out = input
+    if mode == "nearest":
+        for axis, (n_in, n_out, f) in enumerate(zip(in_sizes, out_sizes, factors)):
+            idx = _nearest_indices(n_in, n_out, scale(n_in, n_out, f), spatial == 2)
+            out = ops.gather(out, Tensor.from_numpy(idx.copy()), axis + 2)
+        return out
+    dtype = input.dtype
+    compute = dtype if dtype in (mindspore.float32, mindspore.float64) else mindspore.float32
+    if compute != dtype:
+        out = ops.cast(out, compute)
+    np_dtype = np.float64 if compute == mindspore.float64 else np.float32
+    mats = [Tensor.from_numpy(_resize_weights(mode, n_in, n_out, scale(n_in, n_out, f), align_corners)
+                              .astype(np_dtype)) for n_in, n_out, f in zip(in_sizes, out_sizes, factors)]
+    # separable: the last axis by a right product with W^T, the one before (2-D) by a left product with W;
+    # plain matmuls, so autograd gives the transposed weights as the gradient
+    out = ops.matmul(out, mats[-1].T)
+    if spatial == 2:
+        out = ops.matmul(mats[0], out)
+    return out if compute == dtype else ops.cast(out, dtype)
 
 
 # ---------------------------------------------------------------- convolution and pooling
