@@ -3,9 +3,13 @@
 Fast slice (default run, marked `differential`): a few derandomized examples per op. Long run (also marked
 `slow`): `-m slow`, or HYPOTHESIS_PROFILE=long for the fast slice with many examples."""
 import os
+import pickle
+import subprocess
+import sys
+import time
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, find, given, settings
 
 import mindnlp_shim.torch as mt
 from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
@@ -24,7 +28,7 @@ _COMMON = dict(derandomize=True, deadline=None, database=None, print_blob=False,
                suppress_health_check=list(HealthCheck))
 settings.register_profile("differential-fast", max_examples=int(os.environ.get("DIFFERENTIAL_EXAMPLES", 6)),
                           **_COMMON)
-settings.register_profile("long", max_examples=int(os.environ.get("DIFFERENTIAL_LONG_EXAMPLES", 60)), **_COMMON)
+settings.register_profile("long", max_examples=int(os.environ.get("DIFFERENTIAL_LONG_EXAMPLES", 25)), **_COMMON)
 FAST = settings.get_profile("long" if os.environ.get("HYPOTHESIS_PROFILE") == "long" else "differential-fast")
 LONG = settings.get_profile("long")
 KNOWN_CHECK = settings(FAST, max_examples=40)
@@ -92,3 +96,38 @@ def test_known_entries_name_table_ops():
     ids = [op.id for op in TABLE]
     for entry in known_mod.KNOWN:
         assert any(entry.covers_op(i) for i in ids), f"known entry covers no op of the table: {entry}"
+
+
+def _hang_params():
+    out = []
+    for i, entry in enumerate(known_mod.HANGS):
+        covered = [op for op in TABLE if entry.covers_op(op.id)]
+        for j, op in enumerate(covered):
+            out.append(pytest.param(entry, op, id=f"{i}-{op.id}", marks=[pytest.mark.slow] if j else []))
+    return out
+
+
+HANG_SECONDS = 20
+
+
+@pytest.mark.parametrize("entry,op", _hang_params())
+def test_known_hang_still_hangs(entry, op, tmp_path):
+    """Strict: a case that meets a HANGS entry's condition must still not return within HANG_SECONDS (run in a
+    subprocess, which is then killed). When it returns, remove the entry."""
+    case = find(op.gen, entry.when, settings=settings(FAST, max_examples=200))
+    path = tmp_path / "case.pickle"
+    path.write_bytes(pickle.dumps((op.id, case)))
+    tests_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, "-m", "differential.hang_check", str(path)], cwd=tests_dir,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "GLOG_v": "3"})
+    try:
+        assert proc.stdout.readline().strip() == "READY", "the hang check did not start"
+        deadline = time.time() + HANG_SECONDS
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert proc.poll() is None, f"{op.id} now returns on {case!r}: remove the HANGS entry {entry!r}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
