@@ -54,7 +54,12 @@ def outer(input, vec2, *, out=None):
 def dot(input, other, *, out=None):
     if out is not None:
         return write_out(out, dot(input, other), "dot", exact=True)
-    return ops.sum(ops.mul(input, other))
+    product = ops.mul(input, other)
+    if product.size == 0:  # MindSpore's sum of an empty tensor is left uninitialized: torch.sum's zero
+        from .reduction import sum as _sum
+
+        return _sum(product)
+    return ops.sum(product)
 
 
 def einsum(equation, *operands):
