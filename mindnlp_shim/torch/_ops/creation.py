@@ -54,7 +54,7 @@ def _nested_map(seq, fn):
 def _from_numpy_copy(arr, dtype=None):
     if dtype is not None:
         if dtype == mindspore.bfloat16:
-            return Tensor(np.ascontiguousarray(arr, dtype=np.float32)).astype(mindspore.bfloat16)
+            return Tensor(np.asarray(arr, dtype=np.float32, order="C")).astype(mindspore.bfloat16)  # keeps 0-d
         arr = arr.astype(_dtype.to_numpy_dtype(dtype), copy=False)
     if arr.dtype == np.float64 and arr.ndim == 0:
         arr = arr.reshape(())

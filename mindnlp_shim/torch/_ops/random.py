@@ -12,7 +12,8 @@ def _as_tensor(arr, dtype):
     dtype = dtype or _dtype.get_default_dtype()
     if dtype == mindspore.bfloat16:
         return Tensor(arr.astype(np.float32)).astype(dtype)
-    return Tensor.from_numpy(np.ascontiguousarray(arr.astype(_dtype.to_numpy_dtype(dtype), copy=False)))
+    # (np.ascontiguousarray would make a 0-d array 1-d)
+    return Tensor.from_numpy(np.asarray(arr, dtype=_dtype.to_numpy_dtype(dtype), order="C"))
 
 
 def _floating_only(dtype, kernel):
