@@ -11,6 +11,8 @@ from .. import _dtype
 from .._ops import pointwise as _pw, reduction as _red, shape as _sh
 from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
+from .._ops.broadcast import expanded as _expanded
+from ..autograd.function import Function as _Function
 from ..random import _numpy_rng
 from . import _lean_backward as _lean
 
@@ -604,11 +606,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "nearest" and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if (mode in ("bicubic", "linear") or (mode == "bilinear" and input.dtype == mindspore.float64)
+    if (mode in ("bicubic", "linear", "bilinear")
             or (scale_factor is not None and not recompute_scale_factor and input.ndim in (3, 4))):
         # MindSpore's bicubic uses other coordinates and coefficients than torch, its linear (3-D) gives
-        # another value for a single output sample, its bilinear works in float32 for float64 input, and its
-        # 3-D/4-D resizes refuse a scale_factor unless it only picks the output size
+        # another value for a single output sample, its bilinear works in float32 for float64 input and
+        # spreads an inf or NaN to other outputs than torch's, and its 3-D/4-D resizes refuse a scale_factor
+        # unless it only picks the output size
         return _separable_interpolate(input, size, scale_factor, mode, bool(align_corners), recompute_scale_factor)
     return ops.interpolate(input, size=size, scale_factor=scale_factor, mode=mode, align_corners=align_corners,
                            recompute_scale_factor=recompute_scale_factor)
@@ -631,24 +634,53 @@ def _cubic_tap_weights(t):
 
 
 @functools.lru_cache(maxsize=128)
-def _resize_weights(mode, in_size, out_size, scale, align_corners):
-    """(out_size, in_size) float64 matrix mapping one axis of the input to the output, as torch samples it.
+def _resize_taps(mode, in_size, out_size, scale, align_corners, precision):
+    """The taps of one axis as torch samples it: (index, weight), both (out_size, K) (K = 4 for bicubic, 2 for
+    the linear modes), output i being sum_k weight[i, k] * input[index[i, k]]; then the same for the adjoint
+    map, which the backward applies (see `_adjoint_taps`).
 
-    `scale` is the output-to-input coordinate ratio (already chosen from sizes or the scale factor)."""
-    dst = np.arange(out_size, dtype=np.float64)
-    src = dst * scale if align_corners else (dst + 0.5) * scale - 0.5
+    `scale` is the output-to-input coordinate ratio (already chosen from sizes or the scale factor). The
+    coordinates and weights are computed in `precision` (np.float32 or np.float64), torch's arithmetic type
+    for the input: a coordinate that lands on a whole number in float64 can miss it by an ulp in float32, and
+    then a tap torch weights by a tiny nonzero amount (an inf there stays inf) would get exactly 0 (NaN)."""
+    dst = np.arange(out_size, dtype=precision)
+    scale = precision(scale)
+    src = dst * scale if align_corners else (dst + precision(0.5)) * scale - precision(0.5)
     if mode != "bicubic" and not align_corners:
-        src = np.maximum(src, 0.0)  # linear modes clamp the coordinate at 0; bicubic keeps it and clamps the taps
+        # linear modes clamp the coordinate at 0; bicubic keeps it and clamps the taps
+        src = np.maximum(src, precision(0))
     base = np.floor(src)
     t = src - base
     taps = _cubic_tap_weights(t) if mode == "bicubic" else ((0, 1.0 - t), (1, t))
-    weights = np.zeros((out_size, in_size), dtype=np.float64)
-    rows = np.arange(out_size)
-    for offset, w in taps:
-        # a tap outside the input reads the border element (accumulated: several taps may land on it)
-        np.add.at(weights, (rows, np.clip(base + offset, 0, in_size - 1).astype(np.int64)), w)
-    weights.setflags(write=False)
-    return weights
+    if mode != "bicubic" and in_size == out_size:
+        # measured: torch reads output i from input i twice, with weights 1 and 0, whatever the scale factor
+        # says (an inf pixel gives NaN there, and nothing spreads to its neighbours)
+        taps, base = ((0, np.ones(out_size, precision)), (0, np.zeros(out_size, precision))), dst
+    # a tap outside the input reads the border element; taps of weight 0 stay, because torch reads them too
+    # (a NaN there makes the output NaN)
+    index = np.stack([np.clip(base + offset, 0, in_size - 1) for offset, _ in taps], axis=1).astype(np.int64)
+    weight = np.stack([np.broadcast_to(w, (out_size,)) for _, w in taps], axis=1).astype(precision)
+    arrays = (index, weight) + _adjoint_taps(index, weight, in_size)
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays
+
+
+def _adjoint_taps(index, weight, in_size):
+    """(index, weight), both (in_size, M): input j collects weight * gradient from every (output, tap) that
+    reads it, in output order (the order torch accumulates them in). Shorter rows are filled with index
+    out_size, a zero appended to the gradient, so a NaN gradient reaches only the inputs its taps read."""
+    out_size = index.shape[0]
+    reader = np.repeat(np.arange(out_size), index.shape[1])
+    order = np.argsort(index.ravel(), kind="stable")
+    read = index.ravel()[order]
+    counts = np.bincount(read, minlength=in_size)
+    rank = np.arange(read.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    adj_index = np.full((in_size, counts.max()), out_size, dtype=np.int64)
+    adj_weight = np.zeros((in_size, counts.max()), dtype=weight.dtype)
+    adj_index[read, rank] = reader[order]
+    adj_weight[read, rank] = weight.ravel()[order]
+    return adj_index, adj_weight
 
 
 @functools.lru_cache(maxsize=128)
@@ -662,6 +694,39 @@ def _nearest_indices(in_size, out_size, scale, shortcuts):
     # torch computes floor(dst * scale) in float32; doing it in float64 would move some boundary cases
     src = np.floor(np.arange(out_size, dtype=np.float32) * np.float32(scale))
     return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def _apply_taps(x, dim, index, weight):
+    """sum_k weight[:, k] * x.index_select(dim, index[:, k]), unrecorded: K gathers instead of an (out, in)
+    matrix product, so an inf or NaN only reaches the outputs whose taps read it and the cost stays linear in
+    the output size. Summed tap by tap in k order, as torch does."""
+    np_dtype = np.float64 if x.dtype == mindspore.float64 else np.float32
+    bcast = (-1,) + (1,) * (x.ndim - 1 - dim)  # the weight varies along `dim` only
+    out = None
+    for k in range(index.shape[1]):
+        tap = ops.gather(x, Tensor.from_numpy(np.ascontiguousarray(index[:, k])), dim)
+        w = Tensor.from_numpy(np.ascontiguousarray(weight[:, k], dtype=np_dtype).reshape(bcast))
+        term = ops.mul(tap, _expanded(w, tap.shape))  # tiled: MindSpore's CPU Mul is slow when it broadcasts
+        out = term if out is None else ops.add(out, term)
+    return out
+
+
+class _AxisTaps(_Function):
+    """One axis of a resize as a single autograd node. Recorded op by op, MindSpore's backward would also
+    compute (and reduce) the gradient of every constant weight and scatter each gather back separately; the
+    adjoint is the same kind of tap sum, applied to the gradient."""
+
+    @staticmethod
+    def forward(ctx, x, dim, taps):
+        ctx.dim, ctx.taps = dim, taps
+        return _apply_taps(x, dim, taps[0], taps[1])
+
+    @staticmethod
+    def backward(ctx, grad):
+        dim, (_, _, adj_index, adj_weight) = ctx.dim, ctx.taps
+        pad_shape = tuple(grad.shape[:dim]) + (1,) + tuple(grad.shape[dim + 1:])
+        padded = ops.concat((grad, ops.zeros(pad_shape, grad.dtype)), dim)  # index out_size reads this zero
+        return _apply_taps(padded, dim, adj_index, adj_weight), None, None
 
 
 def _separable_interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor):
@@ -694,12 +759,11 @@ def _separable_interpolate(input, size, scale_factor, mode, align_corners, recom
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input {in_sizes} and "
                            f"output {out_sizes}")
 
-    def scale(n_in, n_out, factor):
+    def scale(n_in, n_out, factor, real=float):
+        # in `real`, as torch computes it: the sizes converted first, a scale factor inverted in double
         if align_corners and mode != "nearest":
-            return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        if n_in == n_out and mode in ("linear", "bilinear"):
-            return 1.0  # measured: torch copies such an axis even when a scale factor says otherwise
-        return 1.0 / factor if factor else n_in / n_out
+            return real(n_in - 1) / real(n_out - 1) if n_out > 1 else real(0)
+        return real(1.0 / factor) if factor else real(n_in) / real(n_out)
 
     out = input
     if mode == "nearest":
@@ -711,14 +775,15 @@ def _separable_interpolate(input, size, scale_factor, mode, align_corners, recom
     compute = dtype if dtype in (mindspore.float32, mindspore.float64) else mindspore.float32
     if compute != dtype:
         out = ops.cast(out, compute)
-    np_dtype = np.float64 if compute == mindspore.float64 else np.float32
-    mats = [Tensor.from_numpy(_resize_weights(mode, n_in, n_out, scale(n_in, n_out, f), align_corners)
-                              .astype(np_dtype)) for n_in, n_out, f in zip(in_sizes, out_sizes, factors)]
-    # separable: the last axis by a right product with W^T, the one before (2-D) by a left product with W;
-    # plain matmuls, so autograd gives the transposed weights as the gradient
-    out = ops.matmul(out, mats[-1].T)
-    if spatial == 2:
-        out = ops.matmul(mats[0], out)
+    precision = np.float64 if compute == mindspore.float64 else np.float32
+    # the last axis first, then the one before (2-D): the order torch nests its sums in, so an inf or NaN
+    # reaches the same outputs and the rounding follows the same steps
+    for axis in reversed(range(spatial)):
+        n_in, n_out = in_sizes[axis], out_sizes[axis]
+        taps = _resize_taps(mode, n_in, n_out, scale(n_in, n_out, factors[axis], precision), align_corners,
+                            precision)
+        out = (_AxisTaps.apply(out, axis + 2, taps) if _lean._records(out)
+               else _apply_taps(out, axis + 2, taps[0], taps[1]))
     return out if compute == dtype else ops.cast(out, dtype)
 
 
