@@ -719,3 +719,11 @@ def hang_for(op_id, case):
         if k.covers_op(op_id) and k.when(case):
             return k
     return None
+
+
+# Ops whose long run kills the test process (not reproducible on their own or in a fresh process, so not a
+# strict entry): the long run skips them, with this reason shown.
+LONG_RUN_CRASHES = {
+    "torch.rot90": "the process dies with SIGFPE inside MindSpore's ReverseV2 (flip) kernel when rot90's long run "
+                   "follows the rest of the long run; it passes on its own (state left by earlier ops)",
+}
