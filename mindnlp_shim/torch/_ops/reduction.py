@@ -240,11 +240,15 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.astype(dtype)
-    if input.ndim == 0:  # MindSpore's LogSoftmax backward never returns on a 0-d tensor: work on one element
-        if dim not in (None, 0, -1):
-            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
-        return ops.log_softmax(input.reshape(1), 0).reshape(())
-    return ops.log_softmax(input, -1 if dim is None else dim)
+    from ..nn._lean_backward import log_softmax as _accurate_log_softmax  # (nn imports this module)
+
+    dim = -1 if dim is None else dim
+    rank = input.ndim or 1  # (`max` here is torch.max)
+    if not -rank <= dim < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+    if input.ndim == 0:  # (MindSpore's LogSoftmax backward never returns on a 0-d tensor: one element)
+        return _accurate_log_softmax(input.reshape(1), 0).reshape(())
+    return _accurate_log_softmax(input, dim % rank)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):

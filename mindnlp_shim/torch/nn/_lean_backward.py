@@ -140,16 +140,23 @@ class _LayerNorm(Function):
         rows = _count(x) // width
         as_rows = (1, rows, width)  # 3-D, so that row sums can be one BatchMatMul
         x, grad = ops.reshape(x, as_rows), ops.reshape(dense_copy(grad), as_rows)
-        rstd = expanded(ops.reshape(ops.rsqrt(ops.add(variance, ctx.eps)), (1, rows, 1)), as_rows)
-        normalized = ops.mul(ops.sub(x, expanded(ops.reshape(mean, (1, rows, 1)), as_rows)), rstd)
+        row_rstd = ops.reshape(ops.rsqrt(ops.add(variance, ctx.eps)), (1, rows, 1))
+        row_mean = ops.reshape(mean, (1, rows, 1))
         grad_x = grad_weight = grad_bias = None
         if needs_x:
+            # torch's arrangement, dx = rstd * g w + b x + c with per-row b and c: for rows of a few elements the
+            # gradient is a small difference of large terms, and this order rounds as torch's kernel does
             scaled = ops.mul(grad, expanded(ops.reshape(weight, (1, 1, width)), as_rows))
-            mean_scaled = expanded(ops.mul(sum_last_axis(scaled), 1.0 / width), as_rows)
-            mean_projection = expanded(ops.mul(sum_last_axis(ops.mul(scaled, normalized)), 1.0 / width), as_rows)
-            grad_x = ops.mul(ops.sub(ops.sub(scaled, mean_scaled), ops.mul(normalized, mean_projection)), rstd)
+            sum_scaled_x = sum_last_axis(ops.mul(scaled, x))
+            sum_scaled = sum_last_axis(scaled)
+            b = ops.mul(ops.sub(ops.mul(sum_scaled, row_mean), sum_scaled_x),
+                        ops.mul(ops.mul(ops.mul(row_rstd, row_rstd), row_rstd), 1.0 / width))
+            c = ops.sub(ops.mul(ops.neg(b), row_mean), ops.mul(ops.mul(sum_scaled, row_rstd), 1.0 / width))
+            grad_x = ops.add(ops.add(ops.mul(scaled, expanded(row_rstd, as_rows)), ops.mul(x, expanded(b, as_rows))),
+                             expanded(c, as_rows))
             grad_x = ops.reshape(grad_x, shape)
         if needs_weight:
+            normalized = ops.mul(ops.sub(x, expanded(row_mean, as_rows)), expanded(row_rstd, as_rows))
             grad_weight = ops.reshape(sum_rows(ops.reshape(ops.mul(grad, normalized), (rows, width))),
                                       weight.shape)
         if needs_bias:
@@ -225,3 +232,66 @@ def attention(query, key, value, additive_mask, scale, keep=None, keep_scale=1.0
     """softmax(q k^T * scale + mask), dropped out where `keep` is False (kept values scaled by `keep_scale`),
     times v; recorded as one Function that keeps the scaled q, k, v, the mask and `keep`."""
     return _Attention.apply(query, key, value, additive_mask, scale, keep, keep_scale)
+
+
+# ---------------------------------------------------------------- log_softmax (accurate)
+_HOST_LOG_SOFTMAX = frozenset({mindspore.float32, mindspore.float16, mindspore.float64})
+
+
+def _host_log_softmax(x, axis):
+    """x - max - log(sum(exp(x - max))) along `axis`, computed in float64 on the host view of x (a zero-copy view
+    on the CPU) and rounded once to x's dtype. MindSpore's LogSoftmax kernel is up to ~46000 ulps from torch in
+    float32 and computes float64 in float32 precision (errors of 1e-6 in float64)."""
+    if not x.is_contiguous():
+        x = x.contiguous()
+    src = x.asnumpy()
+    b = src.astype(np.float64)  # (a copy for float64 too: the host view of x is never written)
+    with np.errstate(all="ignore"):  # -inf rows give nan, as in torch
+        b -= np.max(b, axis=axis, keepdims=True)
+        lse = np.log(np.sum(np.exp(b), axis=axis, keepdims=True))
+        b -= lse
+    return mindspore.Tensor.from_numpy(b if src.dtype == np.float64 else b.astype(src.dtype))
+
+
+def _composed_log_softmax(x, axis):
+    """The same formula in MindSpore ops, in float64 (device targets without a host view)."""
+    wide = x if x.dtype == mindspore.float64 else ops.cast(x, mindspore.float64)
+    shifted = ops.sub(wide, ops.stop_gradient(ops.amax(wide, axis, True)))
+    y = ops.sub(shifted, ops.log(ops.sum(ops.exp(shifted), axis, keepdim=True)))
+    return y if y.dtype == x.dtype else ops.cast(y, x.dtype)
+
+
+class _LogSoftmax(Function):
+    @staticmethod
+    def forward(ctx, x, axis):
+        y = _host_log_softmax(x, axis)
+        ctx.save_for_backward(y)
+        ctx.axis = axis
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        # d/dx: g - softmax(x) * sum(g), softmax(x) = exp(y)
+        return ops.sub(grad, ops.mul(ops.exp(y), ops.sum(grad, ctx.axis, keepdim=True))), None
+
+
+def log_softmax(x, axis):
+    """log_softmax of a floating tensor of 1 or more dims along the non-negative `axis`; one autograd Function
+    that keeps its output, as torch does."""
+    from .._runtime import ON_CPU
+
+    if x._dtype not in _HOST_LOG_SOFTMAX:
+        # bfloat16 (no NumPy type) in float32; other dtypes go to MindSpore's kernel, which raises as torch does
+        if x._dtype == mindspore.bfloat16:
+            return ops.cast(log_softmax(ops.cast(x, mindspore.float32), axis), mindspore.bfloat16)
+        if 0 in x._shape:  # (torch returns an empty result of an integer type)
+            return ops.zeros(x._shape, x._dtype)
+        from .._ops._util import type_name
+
+        raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{type_name(x.dtype)}\'')
+    if not ON_CPU or 0 in x._shape:
+        return _composed_log_softmax(x, axis) if 0 not in x._shape else ops.mul(x, 0)
+    if x._requires_grad and _records(x):
+        return _LogSoftmax.apply(x, axis)
+    return _host_log_softmax(x, axis)

@@ -18,6 +18,21 @@ from . import _lean_backward as _lean
 
 Tensor = mindspore.Tensor
 _layer_norm_prims = {}
+_HALF = frozenset({mindspore.float16, mindspore.bfloat16})
+_FLOATS = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64})
+_F64 = mindspore.float64
+
+
+def _k(value, x):
+    """A Python float as an operand of an op on x. MindSpore rounds a Python float operand to float32 (0.01
+    becomes 0.009999999776); for float64 x it goes in as a float64 0-d tensor."""
+    return Tensor(value, _F64) if x._dtype == _F64 else value
+
+
+def _up(x):
+    """float16 and bfloat16 in float32, as torch's CPU kernels compute them (and MindSpore turns a 0-d float16
+    times a Python float into float32); the result goes back to the input's dtype in `_maybe_inplace`."""
+    return ops.cast(x, mindspore.float32) if x._dtype in _HALF else x
 
 
 # ---------------------------------------------------------------- linear / embedding / normalisation
@@ -79,6 +94,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     compute_dtype = input.dtype
+    if input._dtype == _F64:  # MindSpore's LayerNorm computes float64 in float32 precision
+        return _layer_norm_composed(input, normalized_shape, weight, bias, eps)
     if input.dtype in (mindspore.bfloat16,):  # no bf16 LayerNorm kernel on CPU: compute in float32
         input = ops.cast(input, mindspore.float32)
     if weight is None:
@@ -98,13 +115,26 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return y if y.dtype == compute_dtype else ops.cast(y, compute_dtype)
 
 
+def _layer_norm_composed(input, normalized_shape, weight, bias, eps):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last axes, in recorded ops of x's dtype."""
+    dims = tuple(range(-len(normalized_shape), 0))
+    mean = ops.mean(input, dims, True)
+    centered = ops.sub(input, mean)
+    var = ops.mean(ops.square(centered), dims, True)
+    y = ops.mul(centered, ops.rsqrt(ops.add(var, _k(float(eps), input))))
+    if weight is not None:
+        y = ops.mul(y, weight)
+    return y if bias is None else _pw.add(y, bias)  # (ops.add of two float64 operands has no CPU Clone for its backward)
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dims = tuple(range(-len(normalized_shape), 0))
     if eps is None:
         eps = _dtype.finfo(input.dtype).eps
-    x = ops.cast(input, mindspore.float32) if input.dtype != mindspore.float32 else input
-    y = ops.mul(x, ops.rsqrt(ops.add(ops.mean(ops.square(x), dims, True), eps)))
+    # float64 stays float64; the other types in float32
+    x = input if input._dtype in (mindspore.float32, _F64) else ops.cast(input, mindspore.float32)
+    y = ops.mul(x, ops.rsqrt(ops.add(ops.mean(ops.square(x), dims, True), _k(float(eps), x))))
     y = ops.cast(y, input.dtype) if y.dtype != input.dtype else y
     return y if weight is None else ops.mul(y, weight)
 
@@ -114,7 +144,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     x = input.reshape(n, num_groups, -1)
     mean = ops.mean(x, -1, True)
     var = ops.mean(ops.square(ops.sub(x, mean)), -1, True)
-    y = ops.div(ops.sub(x, mean), ops.sqrt(ops.add(var, eps))).reshape(input.shape)
+    y = ops.div(ops.sub(x, mean), ops.sqrt(ops.add(var, _k(float(eps), x)))).reshape(input.shape)
     shape = (1, c) + (1,) * (input.ndim - 2)
     if weight is not None:
         y = ops.mul(y, weight.reshape(shape))
@@ -196,11 +226,26 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
 
 
 # ---------------------------------------------------------------- activations
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
 def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    dtype = input._dtype
+    if dtype in _HALF:
+        return ops.cast(gelu(ops.cast(input, mindspore.float32), approximate), dtype)
+    if dtype == _F64:  # (the float32 kernels' constants are float32)
+        if approximate == "none":
+            cdf = ops.mul(ops.add(ops.erf(ops.mul(input, _k(_SQRT_HALF, input))), 1.0), 0.5)
+        else:
+            inner = ops.mul(ops.add(input, ops.mul(ops.mul(ops.square(input), input), _k(0.044715, input))),
+                            _k(_SQRT_2_OVER_PI, input))
+            cdf = ops.mul(ops.add(ops.tanh(inner), 1.0), 0.5)
+        return ops.mul(input, cdf)
     if approximate == "none":
         return _lean.gelu_exact(input)
-    if approximate != "tanh":
-        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
     return ops.gelu(input, approximate=approximate)
 
 
@@ -209,26 +254,34 @@ def relu(input, inplace=False):
 
 
 def relu6(input, inplace=False):
-    return _maybe_inplace(input, ops.clamp(input, 0.0, 6.0), inplace)
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _maybe_inplace(input, ops.where(ops.ge(input, 0), input, ops.mul(input, negative_slope)), inplace)
+    x = _up(input)
+    return _maybe_inplace(input, ops.where(ops.ge(x, 0), x, ops.mul(x, _k(negative_slope, x))), inplace)
+
+
+def _elu(x, alpha):
+    # (the shim's expm1: MindSpore's CPU kernel returns 0 for |x| < 6e-8, see _ops/_host_math.py)
+    return ops.where(ops.gt(x, 0), x, ops.mul(_pw.expm1(x), _k(alpha, x)))
 
 
 def elu(input, alpha=1.0, inplace=False):
-    # (the shim's expm1: MindSpore's CPU kernel returns 0 for |x| < 6e-8, see _ops/_host_math.py)
-    return _maybe_inplace(input, ops.where(ops.gt(input, 0), input, ops.mul(_pw.expm1(input), alpha)), inplace)
+    return _maybe_inplace(input, _elu(_up(input), alpha), inplace)
 
 
 def selu(input, inplace=False):
     scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
-    return _maybe_inplace(input, ops.mul(elu(input, alpha), scale), inplace)
+    x = _up(input)
+    return _maybe_inplace(input, ops.mul(_elu(x, alpha), _k(scale, x)), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _maybe_inplace(input, ops.add(ops.relu(input), ops.minimum(
-        ops.mul(_pw.expm1(ops.div(input, alpha)), alpha), 0.0)), inplace)
+    # torch: max(0, x) + min(0, alpha * expm1(x * (1 / alpha)))
+    x = _up(input)
+    return _maybe_inplace(input, ops.add(ops.relu(x), ops.minimum(
+        ops.mul(_pw.expm1(ops.mul(x, _k(1.0 / alpha, x))), _k(alpha, x)), 0.0)), inplace)
 
 
 def silu(input, inplace=False):
@@ -238,26 +291,55 @@ def silu(input, inplace=False):
 
 
 def mish(input, inplace=False):
-    return _maybe_inplace(input, ops.mul(input, _pw.tanh(softplus(input))), inplace)
+    x = _up(input)
+    return _maybe_inplace(input, ops.mul(x, _pw.tanh(softplus(x))), inplace)
+
+
+_INTEGERS = frozenset({mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64, mindspore.uint8})
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _maybe_inplace(input, ops.clamp(input, min_val, max_val), inplace)
+    dtype = input._dtype
+    if dtype == mindspore.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if dtype in _INTEGERS:  # torch keeps the integer type: the limits truncated to it
+        if dtype == mindspore.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        return _maybe_inplace(input, ops.clamp(input, Tensor(int(min_val), dtype), Tensor(int(max_val), dtype)),
+                              inplace)
+    x = _up(input)
+    return _maybe_inplace(input, ops.clamp(x, _k(min_val, x), _k(max_val, x)), inplace)
+
+
+_F32_SIXTH = float(np.float32(1.0) / np.float32(6.0))
+
+
+def _hardsigmoid(x):
+    if x._dtype == _F64:
+        # torch: the value min(max(x + 3, 0), 6) / 6; the gradient g * (1.0f / 6.0f), a float32 constant also for
+        # float64, inside (-3, 3) and 0 outside
+        value = ops.stop_gradient(ops.div(ops.clamp(ops.add(x, 3.0), 0.0, 6.0), _k(6.0, x)))
+        slope = ops.mul(x, _k(_F32_SIXTH, x))
+        inside = ops.logical_and(ops.gt(x, -3.0), ops.lt(x, 3.0))
+        return ops.add(value, ops.where(inside, ops.sub(slope, ops.stop_gradient(slope)), ops.zeros_like(x)))
+    return ops.div(ops.clamp(ops.add(x, 3.0), 0.0, 6.0), 6.0)
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, ops.div(ops.clamp(ops.add(input, 3.0), 0.0, 6.0), 6.0), inplace)
+    return _maybe_inplace(input, _hardsigmoid(_up(input)), inplace)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, ops.mul(input, hardsigmoid(input)), inplace)
+    x = _up(input)
+    return _maybe_inplace(input, ops.mul(x, _hardsigmoid(x)), inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    scaled = ops.mul(input, beta)
+    x = _up(input)
+    scaled = ops.mul(x, _k(beta, x))
     # the shim's log1p and exp (within 1 ulp; MindSpore's CPU log1p gives 0 for arguments below 6e-8)
-    soft = ops.div(_pw.log1p(_pw.exp(ops.minimum(scaled, threshold))), beta)
-    return ops.where(ops.gt(scaled, threshold), input, soft)
+    soft = ops.div(_pw.log1p(_pw.exp(ops.minimum(scaled, _k(threshold, x)))), _k(beta, x))
+    return _maybe_inplace(input, ops.where(ops.gt(scaled, _k(threshold, x)), x, soft), False)
 
 
 def softsign(input):
@@ -265,7 +347,8 @@ def softsign(input):
 
 
 def logsigmoid(input):
-    return ops.neg(softplus(ops.neg(input)))
+    x = _up(input)
+    return _maybe_inplace(input, ops.neg(softplus(ops.neg(x))), False)
 
 
 def glu(input, dim=-1):
@@ -286,6 +369,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def _maybe_inplace(input, out, inplace):
+    if out._dtype != input._dtype and input._dtype in _FLOATS:
+        out = ops.cast(out, input._dtype)  # (computed in float32, see `_up`)
     if inplace:
         from .._inplace import assign
 
@@ -372,10 +457,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     class_dim = 0 if input.ndim == 1 else 1
-    logp = ops.log_softmax(input, class_dim)
+    # float32 keeps MindSpore's fused kernel (the training path); other types the accurate one
+    logp = ops.log_softmax(input, class_dim) if input._dtype == mindspore.float32 else \
+        _red.log_softmax(input, class_dim)
     if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):  # class probabilities
         if label_smoothing > 0:
-            target = ops.add(ops.mul(target, 1 - label_smoothing), label_smoothing / input.shape[class_dim])
+            target = ops.add(ops.mul(target, _k(1 - label_smoothing, target)),
+                             _k(label_smoothing / input.shape[class_dim], target))
         wl = logp if weight is None else ops.mul(logp, weight.reshape((-1,) + (1,) * (logp.ndim - class_dim - 1)))
         loss = ops.neg(_red.sum(ops.mul(wl, target), class_dim))
         if reduction == "mean":
@@ -402,7 +490,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         else:
             denom = _red.sum(valid.astype(smooth.dtype))
         smooth_red = _mean_over_weight(_red.sum(smooth), denom)
-    return ops.add(ops.mul(nll, 1 - label_smoothing), ops.mul(smooth_red, label_smoothing / num_classes))
+    return ops.add(ops.mul(nll, _k(1 - label_smoothing, nll)),
+                   ops.mul(smooth_red, _k(label_smoothing / num_classes, nll)))
 
 
 def _legacy_reduction(size_average, reduce, reduction):
@@ -421,30 +510,38 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce(ops.abs(ops.sub(input, target)), _legacy_reduction(size_average, reduce, reduction))
 
 
+def _like_inputs(loss, input, target):
+    """A loss computed in float32 (`_up`) back in the inputs' half type."""
+    dtype = input._dtype
+    return ops.cast(loss, dtype) if dtype in _HALF and target._dtype == dtype and loss._dtype != dtype else loss
+
+
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    d = ops.abs(ops.sub(input, target))
-    loss = ops.where(ops.lt(d, beta), ops.div(ops.mul(ops.square(d), 0.5), beta), ops.sub(d, 0.5 * beta)) \
-        if beta > 0 else d
-    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+    d = ops.abs(ops.sub(_up(input), _up(target)))
+    loss = ops.where(ops.lt(d, _k(beta, d)), ops.div(ops.mul(ops.square(d), 0.5), _k(beta, d)),
+                     ops.sub(d, _k(0.5 * beta, d))) if beta > 0 else d
+    return _like_inputs(_reduce(loss, _legacy_reduction(size_average, reduce, reduction)), input, target)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    d = ops.abs(ops.sub(input, target))
-    loss = ops.where(ops.lt(d, delta), ops.mul(ops.square(d), 0.5), ops.mul(ops.sub(d, 0.5 * delta), delta))
-    return _reduce(loss, reduction)
+    d = ops.abs(ops.sub(_up(input), _up(target)))
+    loss = ops.where(ops.lt(d, _k(delta, d)), ops.mul(ops.square(d), 0.5),
+                     ops.mul(ops.sub(d, _k(0.5 * delta, d)), _k(delta, d)))
+    return _like_inputs(_reduce(loss, reduction), input, target)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
-    log_sig = logsigmoid(input)
-    log_one_minus = logsigmoid(ops.neg(input))
-    pos = ops.mul(target, log_sig)
+    x, t = _up(input), _up(target)
+    log_sig = logsigmoid(x)
+    log_one_minus = logsigmoid(ops.neg(x))
+    pos = ops.mul(t, log_sig)
     if pos_weight is not None:
         pos = ops.mul(pos, pos_weight)
-    loss = ops.neg(ops.add(pos, ops.mul(ops.sub(1.0, target), log_one_minus)))
+    loss = ops.neg(ops.add(pos, ops.mul(ops.sub(1.0, t), log_one_minus)))
     if weight is not None:
         loss = ops.mul(loss, weight)
-    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+    return _like_inputs(_reduce(loss, _legacy_reduction(size_average, reduce, reduction)), input, target)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -467,12 +564,53 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    from .._ops.linalg import vector_norm
+class _ClampedNorm(_Function):
+    """max(||x||_2, eps) along `dim` (kept); its gradient is the norm's, x / ||x|| (0 where x is 0), also where
+    the clamp is active, as torch clamps the norms without recording it."""
 
-    num = _red.sum(ops.mul(x1, x2), dim)
-    den = ops.mul(ops.clamp(vector_norm(x1, 2, dim), min=eps), ops.clamp(vector_norm(x2, 2, dim), min=eps))
-    return ops.div(num, den)
+    @staticmethod
+    def forward(ctx, x, dim, eps):
+        norm = ops.sqrt(_red.sum(ops.square(x), dim, True))
+        ctx.save_for_backward(x, norm)
+        return ops.maximum(norm, _k(eps, x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, norm = ctx.saved_tensors
+        safe = ops.where(ops.equal(norm, 0), ops.ones_like(norm), norm)
+        return ops.mul(ops.div(grad, safe), x), None, None
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along `dim` after broadcasting x1 and x2 (torch's
+    formula: each vector normalized on its own, so that the product of two small norms does not underflow)."""
+    if not (x1.is_floating_point() or x2.is_floating_point()):
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_type_name(x1.dtype)}")
+    try:
+        shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({list(x1.shape)}) must match the size of tensor b "
+                           f"({list(x2.shape)}) at a non-singleton dimension") from None
+    rank = max(len(shape), 1)
+    if not -rank <= dim < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+    if x1.dtype != x2.dtype:
+        common = x1.dtype if not x2.is_floating_point() else x2.dtype if not x1.is_floating_point() else \
+            _dtype.promote_types(x1.dtype, x2.dtype)
+        x1, x2 = x1.astype(common), x2.astype(common)
+    if len(shape) == 0:
+        x1, x2, shape, dim = x1.reshape(1), x2.reshape(1), (1,), 0
+        squeeze = True
+    else:
+        squeeze = False
+    x1 = x1 if tuple(x1.shape) == shape else ops.broadcast_to(x1, shape)
+    x2 = x2 if tuple(x2.shape) == shape else ops.broadcast_to(x2, shape)
+    dim = dim % len(shape)
+    unit1 = ops.div(x1, _ClampedNorm.apply(x1, dim, eps))
+    unit2 = ops.div(x2, _ClampedNorm.apply(x2, dim, eps))
+    out = _red.sum(ops.mul(unit1, unit2), dim)
+    return out.reshape(()) if squeeze else out
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
@@ -508,6 +646,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = ops.repeat_interleave(key, groups, key.ndim - 3)
         value = ops.repeat_interleave(value, groups, value.ndim - 3)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if query._dtype in _HALF and key._dtype == query._dtype and value._dtype == query._dtype:
+        # in float32 and rounded once, as torch's CPU attention accumulates half types in float32
+        f32 = mindspore.float32
+        if attn_mask is not None and attn_mask._dtype == query._dtype:
+            attn_mask = ops.cast(attn_mask, f32)
+        out = scaled_dot_product_attention(ops.cast(query, f32), ops.cast(key, f32), ops.cast(value, f32),
+                                           attn_mask, dropout_p, is_causal, scale)
+        return ops.cast(out, query._dtype)
+    scale = _k(scale, query)
     additive, attended = _additive_attention_mask(query, key, attn_mask, is_causal)
     if 0.0 <= dropout_p < 1.0 and _lean.can_run_attention(query, key, value, additive):
         keep = _keep_bools(tuple(query.shape[:-1]) + (key.shape[-2],), dropout_p) if dropout_p > 0.0 else None
