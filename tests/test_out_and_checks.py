@@ -137,6 +137,7 @@ _op("index_add", lambda T, x, **o: T.index_add(x, 0, T.tensor([2, 0]), T.ones(2,
 _op("searchsorted", lambda T, x, **o: T.searchsorted(T.tensor([0.0, 0.5, 1.0]), x, **o), X)
 _op("bucketize", lambda T, x, **o: T.bucketize(x, T.tensor([0.0, 0.5, 1.0]), **o), X)
 _op("cross", lambda T, x, y, **o: T.cross(x[:, :3], y[:, :3], dim=1, **o), X, Y)
+_op("linalg_cross", lambda T, x, y, **o: T.linalg.cross(x[:, :3], y[:, :3], **o), X, Y)
 _op("aminmax", lambda T, x, **o: T.aminmax(x, dim=1, **o), X)
 _op("hstack", lambda T, x, y, **o: T.hstack([x, y], **o), X, Y)
 _op("vstack", lambda T, x, y, **o: T.vstack([x, y], **o), X, Y)

@@ -17,6 +17,12 @@ def _reflected(fn):
     return method
 
 
+def _rtruediv(self, other):
+    """`other / self` as torch's Tensor.__rtruediv__ computes it: self's reciprocal (in self's floating dtype)
+    times other."""
+    return pw.mul(pw.reciprocal(self), other)
+
+
 # TensorPy is the C base class of every tensor: isinstance against Tensor (an ABC) costs several times more
 _OPERAND_TYPES = (TensorPy, int, float, complex)  # (bool is an int)
 
@@ -113,7 +119,7 @@ INPLACE = [
 
 DUNDERS = {
     "__add__": pw.add, "__radd__": _reflected(pw.add), "__sub__": pw.sub, "__rsub__": _reflected(pw.sub),
-    "__mul__": pw.mul, "__rmul__": _reflected(pw.mul), "__truediv__": pw.div, "__rtruediv__": _reflected(pw.div),
+    "__mul__": pw.mul, "__rmul__": _reflected(pw.mul), "__truediv__": pw.div, "__rtruediv__": _rtruediv,
     "__floordiv__": pw.floor_divide, "__rfloordiv__": _reflected(pw.floor_divide), "__mod__": pw.remainder,
     "__rmod__": _reflected(pw.remainder), "__pow__": pw.pow, "__rpow__": _reflected(pw.pow),
     "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul), "__neg__": pw.neg, "__abs__": pw.abs,
@@ -201,10 +207,27 @@ def _resize_(self, *size):
     raise NotImplementedError("Tensor.resize_() is not supported on MindSpore: tensors cannot change size in place")
 
 
+_UNRECORDED = {"logical_and", "logical_or", "logical_not"}  # torch writes these in place outside autograd
+
+
+def _unrecorded_inplace(fn):
+    """`Tensor.<op>_` for the ops torch applies in place without recording them: the receiver keeps its
+    autograd node (its gradient passes through unchanged), and a leaf that requires grad is written too."""
+
+    def method(self, *args, **kwargs):
+        return _tensor.outside_autograd(lambda: _write_result(self, fn(self, *args, **kwargs)))
+
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
 def install():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     for name in INPLACE:
+        if name in _UNRECORDED:
+            setattr(Tensor, name + "_", _unrecorded_inplace(METHODS[name]))
+            continue
         setattr(Tensor, name + "_", _checked_inplace(METHODS[name], check_overlap=name not in _FILLS))
     for name, fn in DUNDERS.items():
         setattr(Tensor, name, _operator(fn) if name not in _UNARY_DUNDERS else fn)

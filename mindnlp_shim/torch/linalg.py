@@ -1,7 +1,7 @@
 """torch.linalg: norms, products, determinants, inverse, SVD and the Cholesky factorization."""
 import collections
 
-from ._ops.linalg import vector_norm, matmul, cross, cholesky, cholesky_ex  # noqa: F401
+from ._ops.linalg import vector_norm, matmul, _linalg_cross as cross, cholesky, cholesky_ex  # noqa: F401
 from ._ops.matrix import det, slogdet, matrix_power, inverse as inv, svd as _tensor_svd  # noqa: F401
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])

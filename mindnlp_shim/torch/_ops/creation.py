@@ -20,12 +20,15 @@ def _finish(t, device, requires_grad):
     return t
 
 
-def _numpy_from_data(data):
-    """Python data (possibly holding tensors) as a NumPy array with torch's dtype inference."""
+def _numpy_from_data(data, dtype=None):
+    """Python data (possibly holding tensors) as a NumPy array with torch's dtype inference. With an explicit
+    `dtype` Python floats stay double until the cast to it (torch reads them as doubles)."""
     if isinstance(data, (list, tuple)) and data and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _nested_map(data, lambda x: x.asnumpy() if isinstance(x, Tensor) else x)
     arr = np.asarray(data)
     from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
+    if dtype is not None and arr.dtype.kind in "fc":
+        return arr
     if arr.dtype == np.float64 and not from_numpy:
         arr = arr.astype(_dtype.to_numpy_dtype(_dtype.get_default_dtype()))  # Python floats: default dtype
     elif arr.dtype.kind in "iu" and not from_numpy and arr.dtype != np.uint8:
@@ -65,7 +68,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
     else:
-        t = _from_numpy_copy(_numpy_from_data(data), dtype)
+        t = _from_numpy_copy(_numpy_from_data(data, dtype), dtype)
     return _finish(t, device, requires_grad)
 
 

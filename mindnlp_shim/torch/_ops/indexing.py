@@ -193,7 +193,9 @@ def index_fill(input, dim, index, value):
     mask = ops.zeros(input.shape[dim], mindspore.bool_)
     mask = ops.tensor_scatter_elements(mask.astype(mindspore.int32), index.reshape(-1),
                                        ops.ones(index.numel(), mindspore.int32), 0).astype(mindspore.bool_)
-    return ops.masked_fill(input, mask.reshape(mask_shape), value)
+    from .pointwise import masked_fill
+
+    return masked_fill(input, mask.reshape(mask_shape), value)  # (its float64 path keeps float64 exact)
 
 
 def masked_select(input, mask, *, out=None):

@@ -27,10 +27,21 @@ def bmm(input, mat2, *, out=None):
     return ops.bmm(input, mat2)
 
 
+_INTEGER_PRODUCTS = frozenset({mindspore.uint8, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64})
+
+
+def _integer_scalings(product, beta, alpha):
+    """torch casts beta and alpha to an integer product's dtype (truncating) so the result stays integral."""
+    if product.dtype in _INTEGER_PRODUCTS:
+        return int(beta), int(alpha)
+    return beta, alpha
+
+
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), "baddbmm", exact=True)
     prod = ops.bmm(batch1, batch2)
+    beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
     return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
@@ -40,6 +51,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, addmm(input, mat1, mat2, beta=beta, alpha=alpha), "addmm", exact=True)
     prod = ops.matmul(mat1, mat2)
+    beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
     return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
@@ -170,13 +182,22 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         return _sum(a, dim, keepdim)
     if ord == 2:
         return ops.sqrt(_sum(ops.square(a), dim, keepdim))
-    return ops.pow(_sum(ops.pow(a, ord), dim, keepdim), 1.0 / ord)
+    power, root = ord, 1.0 / ord
+    if a.dtype == mindspore.float64:  # (MindSpore takes a Python exponent as float32)
+        power, root = mindspore.Tensor(float(power), a.dtype), mindspore.Tensor(root, a.dtype)
+    return ops.pow(_sum(ops.pow(a, power), dim, keepdim), root)
 
 
 def cross(input, other, dim=None, *, out=None):
     if out is not None:
         return write_out(out, cross(input, other, dim), "cross", exact=True)
-    return ops.cross(input, other, -1 if dim is None else dim)
+    if dim is None:  # torch.cross's default: the first dimension of size 3 (torch.linalg.cross's is -1)
+        dim = next((d for d, n in enumerate(input.shape) if n == 3), -1)
+    return ops.cross(input, other, dim)
+
+
+def _linalg_cross(input, other, *, dim=-1, out=None):
+    return cross(input, other, dim, out=out)
 
 
 cholesky_ex_result = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])

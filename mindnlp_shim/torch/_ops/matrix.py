@@ -134,6 +134,7 @@ def ger(input, vec2):
 
 def _scaled_sum(input, product, beta, alpha):
     """beta * input + alpha * product, where beta == 0 ignores input (NaN in it does not propagate)."""
+    beta, alpha = linalg._integer_scalings(product, beta, alpha)
     if alpha != 1:
         product = pw.mul(product, alpha)
     if beta == 0:

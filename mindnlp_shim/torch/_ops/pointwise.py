@@ -33,6 +33,9 @@ def _grad_goes_to_leaf_and_branch(input, other):
 
 _BOOL = mindspore.bool_
 _FLOAT_DTYPES = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64})
+# MindSpore's kernels take a Python scalar operand as float32: exact enough below float64 only
+_SCALAR_SAFE_FLOATS = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32})
+_F64 = mindspore.float64
 
 
 def _promoted(input, other, to_float=False):
@@ -44,10 +47,11 @@ def _promoted(input, other, to_float=False):
     if to_float and _promotion.kind(dt) < 2:
         dt = _dtype.get_default_dtype()
     input, other = _promotion.cast_operand(input, dt), _promotion.cast_operand(other, dt)
-    # MindSpore widens a 0-d tensor combined with a Python scalar (int8 0-d * 2 is int64): make it a tensor too
-    if not isinstance(other, TensorPy) and isinstance(input, TensorPy) and not input.ndim:
+    # MindSpore widens a 0-d tensor combined with a Python scalar (int8 0-d * 2 is int64), and rounds a Python
+    # scalar to float32 even beside a float64 tensor: make the scalar a tensor of the result dtype there
+    if not isinstance(other, TensorPy) and isinstance(input, TensorPy) and (not input.ndim or dt is _F64):
         other = Tensor(other, dt)
-    elif not isinstance(input, TensorPy) and isinstance(other, TensorPy) and not other.ndim:
+    elif not isinstance(input, TensorPy) and isinstance(other, TensorPy) and (not other.ndim or dt is _F64):
         input = Tensor(input, dt)
     return input, other
 
@@ -65,7 +69,7 @@ def add(input, other, *, alpha=1, out=None):
         other = ops.mul(other, alpha)
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
     if type(input) is Tensor:
-        if (type(other) is float or type(other) is int) and input._dtype in _FLOAT_DTYPES:
+        if (type(other) is float or type(other) is int) and input._dtype in _SCALAR_SAFE_FLOATS:
             return ops.add(input, other)  # a scalar is no gradient leaf and never tiled
         if type(other) is Tensor and input._dtype is other._dtype and input._dtype is not _BOOL and \
                 not (input._requires_grad or other._requires_grad) and input._shape == other._shape:
@@ -74,7 +78,6 @@ def add(input, other, *, alpha=1, out=None):
     if _both_bool(input, other):
         return ops.logical_or(input, other)  # torch: bool + bool stays bool
     if _grad_goes_to_leaf_and_branch(input, other):
-
         return ops.sub(input, ops.neg(other))  # exact same value; Sub's backward gives each input its own tensor
     return ops.add(*tiled_operands(input, other))
 
@@ -236,8 +239,15 @@ def round(input, *, decimals=0, out=None):
     if out is not None:
         return write_out(out, round(input, decimals=decimals), "round", exact=True)
     if decimals:
-        scale = 10.0 ** decimals
-        return ops.div(ops.round(ops.mul(input, scale)), scale)
+        # torch: nearbyint(x * 10^d) / 10^d, for d < 0 nearbyint(x / 10^-d) * 10^-d; halves in float32
+        work = mindspore.float32 if input.dtype in (mindspore.float16, mindspore.bfloat16) else input.dtype
+        x = input.astype(work) if work != input.dtype else input
+        scale = Tensor(10.0 ** abs(decimals), work)
+        if decimals > 0:
+            rounded = ops.div(ops.round(ops.mul(x, scale)), scale)
+        else:
+            rounded = ops.mul(ops.round(ops.div(x, scale)), scale)
+        return rounded.astype(input.dtype) if work != input.dtype else rounded
     return ops.round(input)
 
 
@@ -287,7 +297,9 @@ bitwise_xor = _bitwise(ops.bitwise_xor, ops.logical_xor, "bitwise_xor")
 
 
 def bitwise_left_shift(input, other):
-    return ops.mul(input, ops.pow(2, other))
+    input, other = _promoted(input, other)  # torch's result dtype (a Python shift count keeps int32 int32)
+    dt = input.dtype if isinstance(input, TensorPy) else other.dtype
+    return ops.mul(input, ops.pow(Tensor(2, dt), other))
 
 
 def equal(input, other):
@@ -331,7 +343,12 @@ def where(condition, input=None, other=None, *, out=None):
 def lerp(input, end, weight, *, out=None):
     if out is not None:
         return write_out(out, lerp(input, end, weight), "lerp")
-    return ops.add(input, ops.mul(ops.sub(end, input), weight))
+    diff = ops.sub(end, input)
+    if not isinstance(weight, TensorPy):
+        # a Python weight in the tensors' dtype (MindSpore would take it as float32: float64 loses digits,
+        # float16 widens)
+        weight = Tensor(float(weight), diff.dtype)
+    return ops.add(input, ops.mul(diff, weight))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -356,9 +373,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         return input
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
+    if input.dtype == mindspore.bfloat16:  # no bfloat16 select kernel: float32 with bfloat16's limits
+        return nan_to_num(input.astype(mindspore.float32), nan, posinf, neginf).astype(input.dtype)
     out = ops.where(ops.isnan(input), ops.full_like(input, nan), input)
     out = ops.where(ops.logical_and(ops.isinf(out), ops.gt(out, 0)), ops.full_like(input, posinf), out)
     return ops.where(ops.logical_and(ops.isinf(out), ops.lt(out, 0)), ops.full_like(input, neginf), out)
+
+
+nan_to_num.__wrapped_for_bf16__ = True  # the default limits are bfloat16's, so it computes bfloat16 itself
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -374,9 +396,20 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
+_MASKED_FILL_FLOATS = frozenset({mindspore.float16, mindspore.float32})
+
+
 def masked_fill(input, mask, value):
-    if type(value) is float and input._dtype in _dtype.FLOATING:
+    if type(value) is float and input._dtype in _MASKED_FILL_FLOATS:
         return ops.masked_fill(input, mask, value)  # the usual call, answered before the conversions below
+    if input._dtype is mindspore.float64:
+        # MindSpore's MaskedFill rounds float64 through float32 (even where the mask is False): select instead
+        fill = value.astype(input.dtype) if isinstance(value, Tensor) else Tensor(float(value), input.dtype)
+        return ops.where(mask, fill, input)
+    if input._dtype is mindspore.bfloat16:
+        # no bfloat16 kernel takes a tensor value; float32 holds every bfloat16 exactly
+        fill = value.astype(mindspore.float32) if isinstance(value, Tensor) else float(value)
+        return ops.masked_fill(input.astype(mindspore.float32), mask, fill).astype(input.dtype)
     if isinstance(value, Tensor):
         value = value.astype(input.dtype)
     elif input.is_floating_point():
@@ -386,6 +419,9 @@ def masked_fill(input, mask, value):
     else:
         value = int(value)
     return ops.masked_fill(input, mask, value)
+
+
+masked_fill.__wrapped_for_bf16__ = True  # computes bfloat16 itself: the value's dtype never changes the result's
 
 
 def _promoting(fn, to_float=False):

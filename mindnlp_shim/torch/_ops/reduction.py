@@ -174,7 +174,7 @@ def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None
     m = mean(input, dim, keepdim=True)
     sq = ops.square(ops.sub(input, m))
     n = input.numel() if dim is None else _count(input, dim)
-    return ops.div(sum(sq, dim, keepdim), n - correction)
+    return ops.div(sum(sq, dim, keepdim), n - correction if n > correction else 0)  # torch's divisor: 0 gives inf or nan
 
 
 def _count(input, dim):
@@ -187,7 +187,11 @@ def _count(input, dim):
 def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):
     if out is not None:
         return write_out(out, std(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased), "std")
-    return ops.sqrt(var(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased))
+    v = var(input, dim, correction=correction, keepdim=keepdim, unbiased=unbiased)
+    # torch's backward gives a zero standard deviation a zero gradient (sqrt's own would be 0 * inf = nan):
+    # the root of 1 stands in there, and the outer select sends it no gradient
+    nonzero = ops.not_equal(v, 0)
+    return ops.where(nonzero, ops.sqrt(ops.where(nonzero, v, ops.ones((), v.dtype))), ops.zeros((), v.dtype))
 
 
 def var_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
@@ -201,6 +205,8 @@ def std_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
 def logsumexp(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, logsumexp(input, dim, keepdim), "logsumexp")
+    if input.numel() == 0:  # the log of an empty sum: -inf (MindSpore's kernel reads no elements and returns junk)
+        return ops.log(sum(ops.exp(input), dim, keepdim))
     return ops.logsumexp(input, _dim_tuple(dim), keepdim)
 
 

@@ -195,6 +195,9 @@ def expand_as(input, other):
     return expand(input, other.shape)
 
 
+expand_as.__wrapped_for_bf16__ = True  # `other` gives only a shape; `expand` computes bfloat16 itself
+
+
 def broadcast_to(input, size):
     return expand(input, size)
 
@@ -288,13 +291,14 @@ def stack(tensors, dim=0, *, out=None):
 def hstack(tensors, *, out=None):
     if out is not None:
         return _cat_out(hstack(tensors), out, "hstack")
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]  # torch.atleast_1d first
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors, *, out=None):
     if out is not None:
         return _cat_out(vstack(tensors), out, "vstack")
-    return cat([t.reshape(1, -1) if t.ndim == 1 else t for t in tensors], 0)
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)  # torch.atleast_2d first
 
 
 def split(tensor, split_size_or_sections, dim=0):

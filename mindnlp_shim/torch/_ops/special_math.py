@@ -69,7 +69,8 @@ def _numpy_op(compute, result=None):
         arrays = [a.asnumpy() if isinstance(a, Tensor) else a for a in args]
         value = np.asarray(compute(*arrays))
         out_dt = result(dt) if result else dt
-        return Tensor(np.ascontiguousarray(value.astype(mindspore.dtype_to_nptype(out_dt))))
+        # (np.require keeps a 0-d result 0-d; ascontiguousarray would make it 1-d)
+        return Tensor(np.require(value.astype(mindspore.dtype_to_nptype(out_dt)), requirements="C"))
 
     op.__name__ = compute.__name__
     return op

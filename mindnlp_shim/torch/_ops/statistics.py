@@ -206,7 +206,7 @@ def bincount(input, weights=None, minlength=0):
     values = input.asnumpy()
     if values.size and values.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is None:
+    if weights is None or not values.size:  # (torch counts an empty input as int64 zeros, weights or not)
         return _long(np.bincount(values, minlength=minlength))
     # torch counts float32 weights in float32 and every other weight dtype in float64
     out_dtype = np.float32 if weights.dtype == mindspore.float32 else np.float64
@@ -265,7 +265,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
     result = pw.div(matmul(weighted, sh.transpose(conj(centred), 0, 1)), pw.clamp_min(norm, 0)
                     if isinstance(norm, Tensor) else max(norm, 0))
-    return result.reshape(()) if input.ndim < 2 else result
+    return result.reshape(()) if input.ndim < 2 or x.shape[0] == 1 else result  # one variable: 0-d, as torch
 
 
 def renorm(input, p, dim, maxnorm):
