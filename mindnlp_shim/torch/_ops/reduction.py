@@ -83,6 +83,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
         dtype = mindspore.int64
     if dtype is not None:
         input = input.astype(dtype)
+    if input.numel() == 0:  # the empty product is 1 (MindSpore's kernel leaves such outputs unset)
+        n = input.ndim or 1
+        if dim is not None and not -n <= dim < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        return _empty_reduction(input, dim, keepdim, 1, input.dtype)
     return ops.prod(input, dim, keepdim)
 
 

@@ -198,7 +198,24 @@ def _integral_only(fn, name):
 
 gcd = _numpy_op(_integral_only(np.gcd, "gcd"))
 lcm = _numpy_op(_integral_only(np.lcm, "lcm"))
-nextafter = _numpy_op(np.nextafter)
+_nextafter_values = _numpy_op(np.nextafter)
+def nextafter(input, other, *, out=None):
+    for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"nextafter(): argument '{arg}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+    if out is not None:
+        return _nextafter_values(input, other, out=out)
+    value = _nextafter_values(input, other)
+    if not (input.requires_grad or other.requires_grad):
+        return value
+    # torch's derivative: the gradient passes to input unchanged, other gets zeros. `value - x` is exact (the
+    # two are neighbours), so `x + (value - x)` is `value` itself with x's gradient.
+    x = _as(input, value.dtype)
+    out = ops.add(x, ops.stop_gradient(ops.sub(value, x)))
+    if other.requires_grad:  # a select on an all-false mask: other joins the graph with a zero gradient
+        out = ops.where(ops.zeros(out.shape, mindspore.bool_), _as(other, value.dtype), out)
+    return out
 signbit = _numpy_op(np.signbit, result=lambda dt: mindspore.bool_)
 bitwise_right_shift = _numpy_op(np.right_shift)
 
