@@ -64,13 +64,20 @@ def _to_bf16(out):
 
 
 def _only_bf16_floats(values):
-    """True when every floating tensor among `values` is bf16: then torch's result dtype is bf16 too."""
+    """True when torch's result dtype is bf16: every floating tensor among `values` is bf16, or the wider
+    ones are 0-d beside a bf16 tensor with dims (a 0-d tensor does not widen a same-kind tensor with dims)."""
+    bf16_with_dims = wider_0d = False
     for v in values:
         items = v if isinstance(v, (list, tuple)) else (v,)
         for t in items:
-            if type(t) is Tensor and t.dtype in _FLOATS_ABOVE_BF16:
-                return False
-    return True
+            if type(t) is Tensor:
+                if t.dtype in _FLOATS_ABOVE_BF16:
+                    if t.ndim:
+                        return False
+                    wider_0d = True
+                elif t.dtype is BF16 and t.ndim:
+                    bf16_with_dims = True
+    return bf16_with_dims or not wider_0d
 
 
 _FLOATS_ABOVE_BF16 = frozenset({mindspore.float16, mindspore.float32, mindspore.float64})

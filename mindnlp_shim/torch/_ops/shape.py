@@ -255,11 +255,11 @@ def cat(tensors, dim=0, *, out=None):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    # torch skips 1-D empty tensors when concatenating
+    # torch skips 1-D empty tensors when concatenating, after they took part in the result dtype
+    tensors = _promote_all(tensors)
     nonempty = [t for t in tensors if t._shape != (0,)]
     if not nonempty:
         return tensors[0]
-    nonempty = _promote_all(nonempty)
     if len(nonempty) == 1:
         return nonempty[0]
     ndim = len(nonempty[0]._shape)
