@@ -651,8 +651,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         f32 = mindspore.float32
         if attn_mask is not None and attn_mask._dtype == query._dtype:
             attn_mask = ops.cast(attn_mask, f32)
-        out = scaled_dot_product_attention(ops.cast(query, f32), ops.cast(key, f32), ops.cast(value, f32),
-                                           attn_mask, dropout_p, is_causal, scale)
+        # (the function itself, not the module name: autocast wraps that and would cast back to half)
+        out = _attention_in_float32(ops.cast(query, f32), ops.cast(key, f32), ops.cast(value, f32),
+                                    attn_mask, dropout_p, is_causal, scale)
         return ops.cast(out, query._dtype)
     scale = _k(scale, query)
     additive, attended = _additive_attention_mask(query, key, attn_mask, is_causal)
@@ -670,6 +671,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             weights = dropout(weights, dropout_p, True)
         out = ops.matmul(weights, value)
     return out if attended is None else ops.mul(out, attended)
+
+
+
+_attention_in_float32 = scaled_dot_product_attention
 
 
 def _additive_attention_mask(query, key, attn_mask, is_causal):
