@@ -17,7 +17,7 @@ import io
 import os
 import pickle
 
-from ._serialization import legacy, reader, writer
+from ._serialization import legacy, reader, weights_only as weights_only_reader, writer
 from ._serialization.safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
 DEFAULT_PROTOCOL = 2
@@ -93,7 +93,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if mmap and not _is_path(f):
         raise ValueError("f must be a file path in order to use the mmap argument")
     pickle_load_args.setdefault("encoding", "utf-8")
-    unpickler_class = reader.WeightsOnlyUnpickler if weights_only else reader.CheckpointUnpickler
+    unpickler_class = weights_only_reader.WeightsOnlyUnpickler if weights_only else reader.CheckpointUnpickler
 
     def make_unpickler(file, storages):
         return unpickler_class(file, storages, map_location, **pickle_load_args)

@@ -61,6 +61,14 @@ class _Inert:
         pass
 
 
+class _ScannedStorageClass:
+    """What a storage class global stands for while scanning: a fresh object per reference, so that whatever
+    the pickle does to it (BUILD, ...) never reaches the shared storage classes of `names`."""
+
+    def __init__(self, name):
+        self.name = name
+
+
 class _StorageScanner(pickle.Unpickler):
     """Runs the object pickle with inert stand-ins, recording each storage key's storage class."""
 
@@ -69,12 +77,16 @@ class _StorageScanner(pickle.Unpickler):
         self.storage_types = {}
 
     def find_class(self, module, name):
-        obj = names.torch_global("%s.%s" % names.py3_name(module, name))
-        return obj if isinstance(obj, StorageType) else _Inert
+        full_name = "%s.%s" % names.py3_name(module, name)
+        return _ScannedStorageClass(full_name) if isinstance(names.torch_global(full_name), StorageType) else _Inert
 
     def persistent_load(self, pid):
-        if isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage" and isinstance(pid[1], StorageType):
-            self.storage_types[str(pid[2])] = pid[1]
+        if isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage" \
+                and isinstance(pid[1], _ScannedStorageClass):
+            storage_type = names.torch_global(pid[1].name) if isinstance(pid[1].name, str) else None
+            if not isinstance(storage_type, StorageType):
+                raise RuntimeError(f"torch.load: corrupt legacy checkpoint, storage {pid[2]!r} has no storage class")
+            self.storage_types[str(pid[2])] = storage_type
         return _Inert()
 
 
@@ -87,6 +99,9 @@ class _LegacyStorages:
             storage = self._storages[key]
         except KeyError:
             raise RuntimeError(f"torch.load: corrupt legacy checkpoint, storage {key} is missing") from None
+        if storage.dtype != storage_type.dtype:
+            raise RuntimeError(f"torch.load: corrupt legacy checkpoint, storage {key} is read as {storage_type!r} "
+                               f"but was scanned as {storage.dtype}")
         storage.location = location
         return storage
 

@@ -7,6 +7,7 @@ depend on the `torch` import hook being installed and never imports real PyTorch
 import _codecs
 import _compat_pickle
 import importlib
+import pickle
 import sys
 from collections import Counter, OrderedDict
 
@@ -62,17 +63,33 @@ _TORCH_LAZY = {
     "torch.nn.parameter.Parameter": ("nn.parameter", "Parameter"),
 }
 
-# Plain Python globals that `weights_only=True` allows, as torch does.
+# Text encodings a weights_only pickle may name in `_codecs.encode` (protocol 2 writes bytes as
+# `_codecs.encode(text, "latin1")`). Other codec names ("zlib", "rot13", ...) would import codec modules.
+_TEXT_ENCODINGS = frozenset({"latin1", "latin-1", "latin_1", "iso-8859-1", "iso8859-1", "utf-8", "utf8", "utf_8",
+                             "ascii"})
+
+
+def encode_text(obj, encoding="utf-8", errors="strict"):
+    """`_codecs.encode` as a weights_only pickle may call it: str to bytes with a plain text encoding."""
+    if type(obj) is not str or type(encoding) is not str or encoding.lower() not in _TEXT_ENCODINGS \
+            or type(errors) is not str:
+        raise pickle.UnpicklingError(
+            f"Weights only load failed: _codecs.encode may only turn a str into bytes with a text encoding "
+            f"({', '.join(sorted(_TEXT_ENCODINGS))}); the checkpoint calls it on {type(obj).__name__} with "
+            f"encoding {encoding!r}. Load with weights_only=False only if you trust the source of the file.")
+    return _codecs.encode(obj, encoding, errors)
+
+
+# Plain Python globals that `weights_only=True` allows: torch's list, plus `bytes` (protocol 2 writes b"" as
+# `bytes()`, and files this package writes may hold it).
 _SAFE_PYTHON = {
     "collections.OrderedDict": OrderedDict,
     "collections.Counter": Counter,
     "builtins.set": set,
-    "builtins.frozenset": frozenset,
     "builtins.complex": complex,
-    "builtins.slice": slice,
     "builtins.bytearray": bytearray,
-    "builtins.bytes": bytes,  # `b""` pickles as bytes() under protocol 2
-    "_codecs.encode": _codecs.encode,  # other bytes objects pickle as _codecs.encode(str, "latin1")
+    "builtins.bytes": bytes,
+    "_codecs.encode": encode_text,
 }
 
 
@@ -91,7 +108,19 @@ def torch_global(full_name):
 def safe_global(full_name):
     """The object for a global that `weights_only=True` allows by default, or None."""
     obj = torch_global(full_name)
-    return _SAFE_PYTHON.get(full_name) if obj is None else obj
+    if obj is None:
+        return _SAFE_PYTHON.get(full_name)
+    dtype_name = full_name[len("torch."):]
+    if dtype_name in _dtype.TORCH_NAMES and _dtype._CANONICAL[obj] != dtype_name:
+        return None  # torch allows a dtype only under its canonical name ("torch.float32", not "torch.float")
+    return obj
+
+
+def default_safe_globals():
+    """Name -> object for every global `weights_only=True` allows by default (dtypes under their canonical
+    names, storage classes, rebuild functions, classes)."""
+    table = {name: safe_global(name) for name in (*_TORCH, *_TORCH_LAZY, *_SAFE_PYTHON)}
+    return {name: obj for name, obj in table.items() if obj is not None}
 
 
 def shim_attribute(module, name):

@@ -1,10 +1,9 @@
-"""The reading side of torch.load: the unpicklers and the zip archive format.
+"""The reading side of torch.load: the storage ids of a checkpoint's pickle, the full unpickler and the zip
+archive format.
 
-`CheckpointUnpickler` resolves torch's globals to shim objects and turns storage persistent ids into
-`LoadedStorage`s. `WeightsOnlyUnpickler` (torch.load's default, `weights_only=True`) additionally refuses every
-global that is not on the allow-list: the tensor rebuild functions, storage classes, dtypes, `torch.device`,
-`torch.Size`, a few harmless builtins, and what the user added with `torch.serialization.add_safe_globals`.
-Since a pickle can only call what `find_class` hands it, refusing the global refuses the call.
+`StorageResolver` turns a pickle's storage persistent ids into `LoadedStorage`s; `CheckpointUnpickler`
+(`weights_only=False`) adds it to Python's C unpickler and resolves torch's globals to shim objects. The
+`weights_only=True` unpickler lives in `weights_only.py`.
 """
 import io
 import pickle
@@ -14,45 +13,19 @@ import zipfile
 import numpy as np
 
 from .. import _dtype
-from . import names, safe_globals
+from . import names
 from .rebuild import LoadedStorage, StorageType
 
-# Modules whose globals are refused even when allow-listed, as torch does.
-_BLOCKED_MODULES = frozenset({"sys", "os", "posix", "nt"})
 
-
-def _user_facing(full_name):
-    return full_name[len("builtins."):] if full_name.startswith("builtins.") else full_name
-
-
-def _refusal(full_name, reason):
-    shown = _user_facing(full_name)
-    return (
-        f"Weights only load failed: {reason}\n"
-        f"torch.load(weights_only=True) (the default) only allows tensors, primitive types, dicts and a few torch "
-        f"and Python globals. If you trust the source of this checkpoint, allow the global with "
-        f"`torch.serialization.add_safe_globals([{shown}])` or inside the "
-        f"`with torch.serialization.safe_globals([{shown}]):` context manager, or load with weights_only=False "
-        f"(which can execute arbitrary code: only do it for files from a trusted source).")
-
-
-class CheckpointUnpickler(pickle.Unpickler):
-    """Unpickles a checkpoint's data.pkl; torch globals resolve to the shim, storages come from `storages`."""
+class StorageResolver:
+    """Mixin for an unpickler class: storage persistent ids are read from `storages` (zip records or legacy
+    data), once per key, and handed to `map_location`."""
 
     def __init__(self, file, storages, map_location=None, **pickle_load_args):
         super().__init__(file, **pickle_load_args)
         self._storages = storages
         self._map_location = map_location
         self._loaded = {}  # key -> LoadedStorage, so tensors sharing a storage read it once
-
-    def find_class(self, module, name):
-        module, name = names.py3_name(module, name)
-        obj = names.torch_global(f"{module}.{name}")
-        if obj is not None:
-            return obj
-        if module == "torch" or module.startswith("torch."):
-            return names.shim_attribute(module, name)
-        return super().find_class(module, name)
 
     def persistent_load(self, pid):
         if not isinstance(pid, tuple) or not pid:
@@ -93,22 +66,18 @@ class CheckpointUnpickler(pickle.Unpickler):
         return result
 
 
-class WeightsOnlyUnpickler(CheckpointUnpickler):
-    """CheckpointUnpickler that only resolves allow-listed globals (torch.load(weights_only=True))."""
+class CheckpointUnpickler(StorageResolver, pickle.Unpickler):
+    """Unpickles a checkpoint's data.pkl with `weights_only=False`: torch globals resolve to the shim, any other
+    global is imported (this runs whatever the file asks for: only for trusted files)."""
 
     def find_class(self, module, name):
         module, name = names.py3_name(module, name)
-        full_name = f"{module}.{name}"
-        if module in _BLOCKED_MODULES:
-            raise pickle.UnpicklingError(
-                _refusal(full_name, f"the checkpoint refers to {full_name}, whose module {module} is blocked."))
-        obj = names.safe_global(full_name)
-        if obj is None:
-            obj = safe_globals.user_allowed().get(full_name)
-        if obj is None:
-            raise pickle.UnpicklingError(_refusal(
-                full_name, f"Unsupported global: GLOBAL {full_name} was not an allowed global by default."))
-        return obj
+        obj = names.torch_global(f"{module}.{name}")
+        if obj is not None:
+            return obj
+        if module == "torch" or module.startswith("torch."):
+            return names.shim_attribute(module, name)
+        return super().find_class(module, name)
 
 
 # --- zip archives ----------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ stride, requires_grad, hooks)`, where `storage` is a persistent id naming a reco
 class (`torch.FloatStorage`, ...) that gives the dtype. Here a storage is a flat NumPy array over the record's
 bytes, and each rebuild function cuts the tensor's elements out of it and wraps them in a `mindspore.Tensor`.
 """
+import pickle
+
 import mindspore
 import numpy as np
 
@@ -123,6 +125,14 @@ def _check_storage(storage):
         raise TypeError(f"torch.load: expected a storage from the checkpoint, got {type(storage).__name__}")
 
 
+def _check_tensor(obj, where):
+    # Rebuild functions only give state to the tensors the checkpoint itself built, never to another object
+    # the pickle can name (a dtype, a class, a layout).
+    if not isinstance(obj, mindspore.Tensor):
+        raise pickle.UnpicklingError(f"torch.load: {where} expects a tensor, but the checkpoint gives a "
+                                     f"{type(obj).__module__}.{type(obj).__qualname__}")
+
+
 def _check_metadata(metadata):
     if metadata and any(metadata.values()):
         raise NotImplementedError(
@@ -165,6 +175,7 @@ def rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 def rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
     # The device is the process's MindSpore target whatever the checkpoint names.
+    _check_tensor(data, "torch._utils._rebuild_device_tensor_from_cpu_tensor")
     return _mark_requires_grad(data, requires_grad)
 
 
@@ -176,6 +187,7 @@ def rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
 def rebuild_from_type_v2(func, new_type, args, state):
     """torch._tensor._rebuild_from_type_v2: a tensor carrying Python attributes (or of a subclass)."""
     tensor = func(*args)
+    _check_tensor(tensor, "torch._tensor._rebuild_from_type_v2")
     if not isinstance(tensor, new_type):
         raise NotImplementedError(
             f"torch.load: tensor subclass {getattr(new_type, '__qualname__', new_type)!r} is not supported on "
