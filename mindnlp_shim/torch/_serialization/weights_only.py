@@ -7,11 +7,12 @@ object is checked here, following PyTorch's weights_only contract:
 
   GLOBAL, STACK_GLOBAL  only names on the default allow-list (`names.safe_global`) or added by the user with
                         `add_safe_globals` / `safe_globals`; names in the modules sys, os, posix, nt never
-  REDUCE, NEWOBJ(_EX)   call only an allowed global (compared by identity); `torch.Tensor` cannot be
-                        instantiated through NEWOBJ on MindSpore (it would be an empty, unusable object)
-  BUILD                 only on an instance of OrderedDict or Counter, on a tensor (Parameters are tensors here)
-                        or on an instance of a user-allowed class; never on a class, nor on an allowed global
-                        itself (a storage class, dtype, layout ...)
+  REDUCE, NEWOBJ(_EX)   call only an allowed global (compared by identity); `torch.Tensor` itself is not
+                        called (torch's legacy constructor; on MindSpore it would make a tensor without storage)
+  BUILD                 only on an instance of OrderedDict (a dict state: attributes such as `_metadata`),
+                        Counter, or a user-allowed class (its `__setstate__`, else pickle's default); never on a
+                        class, nor on an allowed global itself (a storage class, dtype ...). BUILD of a tensor
+                        (torch < 0.4's `Tensor.set_` state) is not supported on MindSpore: refused.
   SETITEM(S)            only on dict, OrderedDict, Counter;  APPEND(S) only on list;  ADDITEMS only on set
   BINPERSID             only ("storage", ...) ids
 Every other opcode PyTorch's weights-only unpickler refuses is refused too (INST, OBJ, EXT1/2/4, PERSID, POP,
@@ -49,8 +50,6 @@ ACCEPTED_OPCODES = frozenset(_TORCH_OPCODES + _LATER_PROTOCOL_OPCODES)
 _OPCODE_NAMES = {op.code.encode("latin-1")[0]: op.name for op in pickletools.opcodes}
 
 _DICT_TYPES = (dict, OrderedDict, Counter)
-# Instances that BUILD may give attributes to (besides tensors and the user's classes).
-_BUILDABLE_TYPES = (OrderedDict, Counter)
 
 
 def shown_name(full_name):
@@ -96,6 +95,8 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
             self._allowed_ids.setdefault(id(obj), name)
         self._allowed_objects = list(allowed.values())
         self._user_types = {id(obj) for obj in self._user_globals.values() if isinstance(obj, type)}
+        self._constructed_classes = (names.torch_global("torch.nn.parameter.Parameter"),
+                                     names.torch_global("torch.device"))
 
     # --- globals ------------------------------------------------------------------------------------------
 
@@ -142,6 +143,10 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
         func = self.stack[-1]
         self._check_callable(func, "REDUCE")
         self._check_args(args, "REDUCE")
+        if func is mindspore.Tensor:
+            raise pickle.UnpicklingError(refusal(
+                "calling torch.Tensor(...) (the legacy tensor constructor) is not supported on MindSpore; "
+                "tensors are loaded through torch._utils._rebuild_tensor_v2."))
         if func is rebuild_from_type_v2 and args:
             # its first two arguments are a function it calls and a type: both must be allowed globals too
             self._check_callable(args[0], "torch._tensor._rebuild_from_type_v2")
@@ -156,13 +161,14 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
             raise pickle.UnpicklingError(refusal(
                 f"{opcode} may only create an instance of an allowed class, but the checkpoint gives "
                 f"{self._describe(cls)}."))
-        self._check_args(args, opcode)
         if cls is mindspore.Tensor:
             raise pickle.UnpicklingError(refusal(
                 f"{opcode} of torch.Tensor is not supported on MindSpore (it would create a tensor without "
                 f"storage); tensors are loaded through torch._utils._rebuild_tensor_v2."))
-        if cls is names.torch_global("torch.nn.parameter.Parameter"):
-            return cls(*args, **kwargs)  # as torch does: a Parameter is built by its constructor
+        self._check_args(args, opcode)
+        if cls in self._constructed_classes:
+            # shim classes whose instance is made by the constructor (torch makes it in __new__)
+            return cls(*args, **kwargs)
         return cls.__new__(cls, *args, **kwargs)
 
     def load_newobj(self):
@@ -189,14 +195,18 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
                 f"BUILD may only set the state of an object the checkpoint created, but it targets "
                 f"{self._describe(inst)}."))
         kind = type(inst)
-        if kind in _BUILDABLE_TYPES:
+        if kind is OrderedDict:
+            if type(state) is not dict:  # as torch: the instance dict is updated with the state
+                raise pickle.UnpicklingError(refusal(
+                    f"BUILD of an OrderedDict takes a dict of attributes, but the checkpoint gives "
+                    f"{self._describe(state)}."))
+            inst.__dict__.update(state)
+        elif kind is Counter:
             _set_attributes(inst, state)
         elif kind is mindspore.Tensor:
-            if not _is_attribute_state(state):
-                raise pickle.UnpicklingError(refusal(
-                    f"BUILD of a tensor with a {type_name(type(state))} state (the tensor pickle of torch < 0.4) "
-                    f"is not supported on MindSpore; only a dict of Python attributes is."))
-            _set_attributes(inst, state)
+            raise pickle.UnpicklingError(refusal(
+                "BUILD of a tensor (the tensor pickle of torch < 0.4, a `Tensor.set_` call) is not supported on "
+                "MindSpore; tensors are loaded through torch._utils._rebuild_tensor_v2."))
         elif id(kind) in self._user_types:
             setstate = getattr(inst, "__setstate__", None)
             if setstate is not None:
