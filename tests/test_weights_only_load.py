@@ -95,8 +95,8 @@ def describe(v):
     kind = type(v).__name__
     if isinstance(v, (bool, int, float, str, bytes, complex, bytearray, type(None))):
         return [kind, repr(v)]
-    if is_tensor(v):
-        return ["tensor", *tensor_info(v)]
+    if is_tensor(v):  # with the Python attributes the legitimate files below give some tensors
+        return ["tensor", *tensor_info(v), [describe(getattr(v, name, None)) for name in ("note", "tag")]]
     if isinstance(v, (list, tuple, set)) and kind in ("list", "tuple", "set", "Size"):
         items = [describe(x) for x in v]
         return [kind, sorted(items, key=json.dumps) if kind == "set" else items]
@@ -104,7 +104,8 @@ def describe(v):
         return [kind, str(v)]
     if isinstance(v, dict):
         items = sorted(([describe(k), describe(x)] for k, x in v.items()), key=json.dumps)
-        return [kind, items, sorted(getattr(v, "__dict__", ()))]
+        attributes = sorted([name, describe(x)] for name, x in getattr(v, "__dict__", {{}}).items())
+        return [kind, items, attributes]
     return ["other"]
 
 results = {{}}
@@ -131,7 +132,12 @@ def load(path):
 def is_tensor(v):
     return isinstance(v, mindspore.Tensor)
 def tensor_info(t):
-    return [repr(t.dtype), list(t.shape), t.float().asnumpy().tolist()]
+    import numpy as np
+    from mindnlp_shim.torch.nn.parameter import Parameter
+    array = t.asnumpy()
+    values = [array.real.tolist(), array.imag.tolist()] if array.dtype.kind == "c" else \
+        np.asarray(array, dtype=np.float64).tolist()
+    return [repr(t.dtype), list(t.shape), values, bool(t.requires_grad), isinstance(t, Parameter)]
 def probes():
     return sorted(name for name, obj in names.default_safe_globals().items() if hasattr(obj, "probe"))
 """
@@ -145,7 +151,10 @@ def load(path):
 def is_tensor(v):
     return isinstance(v, torch.Tensor)
 def tensor_info(t):
-    return [str(t.dtype), list(t.shape), t.float().tolist()]
+    flags = [bool(t.requires_grad), isinstance(t, torch.nn.Parameter)]
+    t = t.detach()
+    values = [t.real.tolist(), t.imag.tolist()] if t.is_complex() else t.to(torch.float64).tolist()
+    return [str(t.dtype), list(t.shape), values, *flags]
 def probes():
     return sorted(name for name, obj in _get_allowed_globals().items() if hasattr(obj, "probe"))
 """
@@ -460,3 +469,174 @@ def test_codecs_encode_is_limited_to_text_encodings(tmp_path):
         payload = call(op_global("_codecs", "encode"), op_str("abc"), op_str(codec))
         with pytest.raises(pickle.UnpicklingError, match="text encoding"):
             serialization.load(write_checkpoint(tmp_path / f"{codec}.pt", program(payload)))
+
+
+# --- legitimate files written by real torch -----------------------------------------------------------------
+
+_WRITE_LEGIT_IN_TORCH = """
+import collections, json, torch
+folder = {folder!r}
+torch.manual_seed(0)
+linear = torch.nn.Linear(3, 2)
+stack = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.LayerNorm(2))
+noted = torch.nn.Parameter(torch.randn(2))
+noted.note = "kept"                                  # _rebuild_parameter_with_state
+tagged = torch.arange(3.0)
+tagged.tag = 5                                       # _rebuild_from_type_v2
+shared = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+obj = {{
+    "linear": linear.state_dict(),                   # OrderedDict with _metadata
+    "stack": stack.state_dict(),
+    "param": torch.nn.Parameter(torch.randn(2, 2)),
+    "frozen": torch.nn.Parameter(torch.ones(2), requires_grad=False),
+    "noted": noted, "tagged": tagged,
+    "bf16": torch.randn(3).to(torch.bfloat16), "f16": torch.randn(2, 2).half(),
+    "i64": torch.tensor([-(2 ** 40), 7]), "i8": torch.tensor([-3, 4], dtype=torch.int8),
+    "u8": torch.tensor([0, 255], dtype=torch.uint8), "bool": torch.tensor([True, False]),
+    "c64": torch.tensor([1 + 2j, -0.5j]), "f64": torch.tensor([1e-300, 2.5], dtype=torch.float64),
+    "shared": (shared, shared[1], shared.t(), shared[:, ::2]),
+    "scalar": torch.tensor(3.5), "empty": torch.zeros(0, 2),
+    "size": torch.Size([2, 3]), "device": torch.device("cpu"), "dtype": torch.float16,
+    "set": {{1, 2}}, "complex": 1 + 2j, "bytes": b"\\x00ab", "bytearray": bytearray(b"xy"),
+    "counter": collections.Counter(a=2),
+    "nested": [{{"a": (1, [2.5, None, "s"])}}, (True, False)], "big": 2 ** 70,
+}}
+torch.save(obj, folder + "/zip.pt")
+torch.save(obj, folder + "/legacy.pt", _use_new_zipfile_serialization=False)
+torch.save(linear.state_dict(), folder + "/state_dict.pt")
+print(json.dumps("written"))
+"""
+
+
+def test_real_torch_files_load_with_the_same_values(tmp_path):
+    require_torch()
+    run_torch_json(_WRITE_LEGIT_IN_TORCH.format(folder=str(tmp_path)))
+    files = [str(tmp_path / name) for name in ("zip.pt", "legacy.pt", "state_dict.pt")]
+    ours = load_in_shim(files, tmp_path)
+    theirs = load_in_torch(files, tmp_path)
+    for path in files:
+        assert theirs["results"][path]["ok"], theirs["results"][path]
+        mine, torch_says = ours["results"][path], theirs["results"][path]
+        assert mine["ok"], mine
+        differing = {json.dumps(k): (m, t) for (k, m), (_, t) in zip(mine["value"][1], torch_says["value"][1])
+                     if m != t}
+        assert differing == {} and mine == torch_says, (path, json.dumps(differing)[:3000])
+    value = dict((k[1].strip("'"), v) for k, v in ours["results"][files[0]]["value"][1])
+    metadata = dict((k, v) for k, v in value["linear"][2])["_metadata"]
+    assert metadata[0] == "OrderedDict" and metadata[1]  # the state dict's _metadata came through
+    assert value["noted"][-1][0] == ["str", "'kept'"] and value["tagged"][-1][1] == ["int", "5"]
+    assert value["param"][5] is True and value["frozen"][4:6] == [False, True]
+
+
+# --- the user's allow-list ----------------------------------------------------------------------------------
+
+class Plain:
+    """No __setstate__: BUILD fills the instance dict."""
+
+    def __init__(self, x):
+        self.x = x
+
+
+class Restoring:
+    """With __setstate__: BUILD hands it the state."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __getstate__(self):
+        return {"stored": self.x}
+
+    def __setstate__(self, state):
+        self.x = ("restored", state["stored"])
+
+
+class Slotted:
+    """__slots__: BUILD gets (None, {slot: value}) and sets the slots."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+
+def test_user_classes_are_built_only_while_allowed(tmp_path):
+    import mindnlp_shim.torch as torch
+    from mindnlp_shim.torch import serialization
+
+    tensor = torch.arange(3, dtype=torch.float32)
+    path = tmp_path / "user.pt"
+    serialization.save({"plain": Plain(tensor), "restoring": Restoring(4), "slotted": Slotted([1])}, path)
+    classes = [Plain, Restoring, Slotted]
+    for cls in classes:
+        with pytest.raises(pickle.UnpicklingError, match=rf"{__name__}\.{cls.__name__}"):
+            with serialization.safe_globals([c for c in classes if c is not cls]):
+                serialization.load(path)
+    with serialization.safe_globals(classes):
+        loaded = serialization.load(path)
+    assert type(loaded["plain"]) is Plain and loaded["plain"].x.asnumpy().tolist() == [0.0, 1.0, 2.0]
+    assert loaded["restoring"].x == ("restored", 4)
+    assert type(loaded["slotted"]) is Slotted and loaded["slotted"].x == [1]
+    with pytest.raises(pickle.UnpicklingError, match="Plain"):  # not after the block
+        serialization.load(path)
+    # an allowed class is instantiated and built, but the class object itself stays out of reach
+    attack = write_checkpoint(tmp_path / "class.pt", program(
+        op_global(__name__, "Plain") + _set_probe("probe", op_int(1)) + pickle.BUILD))
+    serialization.add_safe_globals([Plain])
+    try:
+        with pytest.raises(pickle.UnpicklingError, match=rf"BUILD .*the global {__name__}\.Plain"):
+            serialization.load(attack)
+    finally:
+        serialization.clear_safe_globals()
+    assert not hasattr(Plain, "probe")
+
+
+# --- numpy arrays with transformers' allow-list -------------------------------------------------------------
+
+def _transformers_numpy_allowlist():
+    """What transformers.trainer_pt_utils.safe_globals() allows when the Trainer reloads rng_state.pth."""
+    np_core = np._core if int(np.__version__.split(".")[0]) >= 2 else np.core
+    return [np_core.multiarray._reconstruct, np.ndarray, np.dtype, type(np.dtype(np.uint32))]
+
+
+def test_numpy_arrays_written_by_torch(tmp_path):
+    require_torch()
+    expected = run_torch_json(f"""
+import json, random, numpy as np, torch
+np.random.seed(3)
+state = {{"python": random.getstate(), "numpy": np.random.get_state(), "cpu": torch.get_rng_state()}}
+torch.save(state, {str(tmp_path / "rng_state.pth")!r})
+torch.save({{"f64": np.arange(6.0).reshape(2, 3)}}, {str(tmp_path / "f64.pth")!r})
+np_core = np._core if int(np.__version__.split(".")[0]) >= 2 else np.core
+allow = [np_core.multiarray._reconstruct, np.ndarray, np.dtype, type(np.dtype(np.uint32))]
+def outcome(path, extra=()):
+    try:
+        with torch.serialization.safe_globals(allow + list(extra)):
+            torch.load(path)
+        return True
+    except Exception as exc:
+        return type(exc).__name__
+print(json.dumps({{"mt": state["numpy"][1].tolist(), "pos": state["numpy"][2],
+                  "rng_state": outcome({str(tmp_path / "rng_state.pth")!r}),
+                  "f64": outcome({str(tmp_path / "f64.pth")!r}),
+                  "f64_with_dtype": outcome({str(tmp_path / "f64.pth")!r}, [type(np.dtype(np.float64))])}}))
+""")
+    from mindnlp_shim.torch import serialization
+
+    rng_path, f64_path = tmp_path / "rng_state.pth", tmp_path / "f64.pth"
+    with pytest.raises(pickle.UnpicklingError, match="numpy"):
+        serialization.load(rng_path)
+    allow = _transformers_numpy_allowlist()
+    with serialization.safe_globals(allow):
+        state = serialization.load(rng_path)
+    assert expected["rng_state"] is True
+    assert state["numpy"][0] == "MT19937" and state["numpy"][1].tolist() == expected["mt"]
+    assert state["numpy"][1].dtype == np.uint32 and state["numpy"][2] == expected["pos"]
+    # float64 arrays need their dtype class allowed too, in torch as here
+    assert expected["f64"] == "UnpicklingError"
+    with pytest.raises(pickle.UnpicklingError, match="Float64DType"):
+        with serialization.safe_globals(allow):
+            serialization.load(f64_path)
+    assert expected["f64_with_dtype"] is True
+    with serialization.safe_globals(allow + [type(np.dtype(np.float64))]):
+        arrays = serialization.load(f64_path)
+    np.testing.assert_array_equal(arrays["f64"], np.arange(6.0).reshape(2, 3))
