@@ -37,3 +37,8 @@ def ensure_recording():
 if ON_CPU:
     _configure_cpu()
 ensure_recording()
+
+# A forked child (DataLoader workers, datasets.map(num_proc=...)) must be able to run ops: see _fork_safety.
+from .._fork_safety import register_fork_handlers  # noqa: E402
+
+register_fork_handlers()

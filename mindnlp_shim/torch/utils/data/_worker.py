@@ -1,9 +1,10 @@
 """DataLoader worker processes: the loop each worker runs, `get_worker_info()`, and how batches travel back.
 
-Workers are started with 'forkserver' or 'spawn', never 'fork': MindSpore's thread pools do not survive a
-fork, so a forked copy of a process that has run MindSpore ops hangs in its first larger op. A fresh worker
-therefore receives the dataset, collate_fn and worker_init_fn pickled, installs the `torch` import hook
-first when the parent had it (so their modules' `import torch` finds the shim), then unpickles them.
+A forked worker (the default on Linux, as in torch) inherits the dataset, collate_fn and worker_init_fn and
+the import hook; MindSpore's fork handlers (mindnlp_shim._fork_safety) rebuild its thread pools, without
+which its first larger op would hang. A worker started with 'forkserver' or 'spawn' receives them pickled,
+installs the `torch` import hook first when the parent had it (so their modules' `import torch` finds the
+shim), then unpickles them.
 
 Batches come back pickled with their tensors reduced to NumPy arrays; the main process wraps those arrays
 as tensors without another copy.
@@ -145,7 +146,8 @@ def worker_loop(payload, worker_id, num_workers, base_seed, index_queue, result_
     fetcher = None
     try:
         _seed_worker(seed, base_seed, worker_id)
-        iterable, dataset, auto_collation, collate_fn, drop_last, worker_init_fn = pickle.loads(payload)
+        parts = pickle.loads(payload) if isinstance(payload, bytes) else payload  # bytes unless forked
+        iterable, dataset, auto_collation, collate_fn, drop_last, worker_init_fn = parts
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         if worker_init_fn is not None:
             worker_init_fn(worker_id)

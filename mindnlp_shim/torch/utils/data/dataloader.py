@@ -2,12 +2,16 @@
 
 Arguments, their validation errors and their interplay are torch's (sampler/shuffle/batch_sampler exclusivity,
 automatic batching when batch_size is not None, default_collate vs default_convert, persistent workers,
-prefetch_factor, in_order). With `num_workers > 0` batches are produced by worker processes (see _worker.py
-for why they are started with 'forkserver'/'spawn' and what that requires of the dataset and collate_fn).
+prefetch_factor, in_order). With `num_workers > 0` batches are produced by worker processes started, as in
+torch, with multiprocessing's default method: 'fork' on Linux, so the main script's top level runs once and the
+dataset needs no pickling (MindSpore's own fork handlers, registered by `mindnlp_shim._fork_safety`, make ops
+work in the forked child). Workers started with 'spawn' or 'forkserver' import the main script again: iterating
+from a script's unguarded top level is refused with the fix instead of running the script again in each worker.
 `pin_memory` has no effect: MindSpore has no pinned host memory to offer for the CPU target.
 """
 import itertools
 import math
+import sys
 import multiprocessing
 import os
 import pickle
@@ -15,7 +19,7 @@ import queue
 import time
 import warnings
 
-from . import _worker
+from . import _main_guard, _worker
 from ._collate import default_collate, default_convert
 from ._fetch import make_fetcher
 from ._random import draw_seed
@@ -142,11 +146,6 @@ class DataLoader:
             if not isinstance(context, multiprocessing.context.BaseContext):
                 raise TypeError(f"multiprocessing_context option should be a valid context object or a string "
                                 f"specifying the start method, but got multiprocessing_context={context}")
-            if context.get_start_method() == "fork":
-                raise NotImplementedError(
-                    "DataLoader(multiprocessing_context='fork') is not supported on MindSpore: a forked copy of a "
-                    "process that has run MindSpore ops hangs in its first larger op (MindSpore's thread pools do "
-                    "not survive fork). Use 'forkserver' (the default here) or 'spawn'.")
         self.__multiprocessing_context = context
 
     @property
@@ -164,6 +163,8 @@ class DataLoader:
         return _MultiProcessingDataLoaderIter(self)
 
     def __iter__(self):
+        if _main_guard.reimporting_main():
+            raise RuntimeError(_REIMPORT_MESSAGE)
         if self.persistent_workers and self.num_workers > 0:
             if self._iterator is None:
                 self._iterator = self._get_iterator()
@@ -243,17 +244,43 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         return self._fetcher.fetch(index)
 
 
+_REIMPORT_MESSAGE = (
+    "A DataLoader is being iterated while this process imports the main script of its parent: the script "
+    "starts training (or loading data) at its top level, and a worker process started with 'spawn' or "
+    "'forkserver' imports that script again. Put the script's top-level work under "
+    "`if __name__ == \"__main__\":`, or use num_workers=0 (dataloader_num_workers=0 for the Trainer).")
+
+
 def _start_context(requested):
-    """The multiprocessing context for workers: the requested one, else 'forkserver' (with MindSpore
-    preloaded, so each worker starts in a fraction of a second), else 'spawn'."""
+    """The multiprocessing context for workers: the requested one, else multiprocessing's default as in torch
+    ('fork' on Linux). 'forkserver' gets MindSpore preloaded, so each worker starts in a fraction of a second;
+    'fork' is used only where MindSpore's fork handlers are registered (see mindnlp_shim._fork_safety)."""
     if requested is not None:
         return requested
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    from ...._fork_safety import fork_is_safe
+
+    context = multiprocessing.get_context()
+    if context.get_start_method() == "fork" and not fork_is_safe():
         context = multiprocessing.get_context("forkserver")
+    if context.get_start_method() == "forkserver":
         # importing MindSpore starts none of its threads, so forking from the server is safe
         context.set_forkserver_preload(["mindspore"])
-        return context
-    return multiprocessing.get_context("spawn")
+    return context
+
+
+def _refuse_unguarded_main(loader, method):
+    """Workers started with `method` ('spawn'/'forkserver') import the main script again: refuse to start them
+    from the script's unguarded top level, where each would run the whole script (and this loop) again."""
+    found = _main_guard.unguarded_main_line()
+    if found is None:
+        return
+    path, line = found
+    raise RuntimeError(
+        f"DataLoader(num_workers={loader.num_workers}) starts its workers with {method!r}, which imports the main "
+        f"script {path} again in each worker; line {line} of it runs at the script's top level, outside "
+        f"`if __name__ == \"__main__\":`, so every worker would run the script again (training included). "
+        f"Put the script's top-level work under `if __name__ == \"__main__\":`, or use num_workers=0"
+        + (", or the default start method ('fork')" if sys.platform.startswith("linux") else "") + ".")
 
 
 def _hook_installed():
@@ -263,16 +290,19 @@ def _hook_installed():
 
 
 def _worker_payload(loader, context):
+    """What each worker needs: inherited as is by forked workers, pickled for 'spawn'/'forkserver'."""
     parts = (loader._dataset_kind == _DatasetKind.Iterable, loader.dataset, loader._auto_collation,
              loader.collate_fn, loader.drop_last, loader.worker_init_fn)
+    if context.get_start_method() == "fork":
+        return parts
     try:
         return pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:
         raise RuntimeError(
             f"DataLoader(num_workers={loader.num_workers}) sends the dataset, collate_fn and worker_init_fn to "
             f"worker processes started with {context.get_start_method()!r}, so they must be picklable: {exc}. "
-            f"Define them at module level (no lambdas or local classes), or use num_workers=0. (Workers are not "
-            f"forked because MindSpore cannot run in a forked copy of a process that has used it.)") from exc
+            f"Define them at module level (no lambdas or local classes), use num_workers=0, or the default start "
+            f"method ('fork' on Linux), whose workers inherit them.") from exc
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
@@ -283,6 +313,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         super().__init__(loader)
         self._shutdown = True
         context = _start_context(loader.multiprocessing_context)
+        self._start_method = context.get_start_method()
+        if self._start_method != "fork":
+            _refuse_unguarded_main(loader, self._start_method)
         base_seed = self._base_seed
         payload = _worker_payload(loader, context)
         install_hook = _hook_installed()
@@ -346,7 +379,13 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             dead = [w.pid for w in self._workers if not w.is_alive()]
             if dead:
                 self._shutdown_workers()
-                raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited unexpectedly")
+                hint = ""
+                if self._start_method != "fork":
+                    hint = (f"; workers started with {self._start_method!r} import the main script again, so a "
+                            f"script whose top level is not under `if __name__ == \"__main__\":` fails in them "
+                            f"(see the worker's error above)")
+                raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited unexpectedly"
+                                   + hint)
             if self._timeout > 0 and time.monotonic() - started >= self._timeout:
                 raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 

@@ -1,0 +1,40 @@
+"""Make `os.fork()` safe in a process that uses MindSpore (DataLoader workers, `datasets.map(num_proc=...)`).
+
+A forked child inherits MindSpore's runtime state but none of its threads: its first op that MindSpore splits
+across the kernel thread pool (measured on 2.10 CPU: `stack` of 32 tensors of 128 floats) waits forever for
+workers that do not exist, spinning in sched_yield. MindSpore ships handlers for exactly this
+(`mindspore._c_expression.fork_utils`, used by `mindspore.multiprocessing` for its own forked workers): before
+the fork they bring the runtime to a quiet point, afterwards the parent resumes and the child rebuilds its
+thread pools. Registering them with `os.register_at_fork` covers every fork of the process, not only those
+started through `mindspore.multiprocessing`. All three are needed: the child handler alone aborts the child.
+
+Measured: with the handlers a forked child runs small and large ops, `from_numpy`, `stack` and a backward
+pass; the parent keeps its thread placement and its synchronous dispatch (the pipeline threads MindSpore
+restarts after the fork stay idle).
+
+Kept outside `mindnlp_shim.torch` (like `_cpu_threads`) so that code using plain MindSpore can apply it too.
+"""
+import os
+
+_registered = False
+
+
+def register_fork_handlers():
+    """Register MindSpore's before/after-fork handlers once per process. Returns True if they are in place."""
+    global _registered
+    if _registered:
+        return True
+    if not hasattr(os, "register_at_fork"):
+        return False  # no fork on this platform
+    try:
+        from mindspore._c_expression import fork_utils
+    except ImportError:
+        return False
+    os.register_at_fork(before=fork_utils.prepare_before_fork, after_in_parent=fork_utils.parent_at_fork,
+                        after_in_child=fork_utils.child_at_fork)
+    _registered = True
+    return True
+
+
+def fork_is_safe():
+    return _registered
