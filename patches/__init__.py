@@ -8,17 +8,17 @@ import sys
 
 import wrapt
 
-# target module -> patch module (inside this package) whose `apply(module)` patches it
+# target module -> patch modules (inside this package), in order, whose `apply(module)` patches it
 _PATCHES = {}
 
 
 def register(target_module, patch_module):
-    _PATCHES[target_module] = patch_module
+    _PATCHES.setdefault(target_module, []).append(patch_module)
 
 
 def _apply_one(target_name, module):
-    patch = importlib.import_module(f"{__name__}.{_PATCHES[target_name]}")
-    patch.apply(module)
+    for patch_name in _PATCHES[target_name]:
+        importlib.import_module(f"{__name__}.{patch_name}").apply(module)
 
 
 def apply_all():
@@ -32,3 +32,6 @@ def apply_all():
 
 register("transformers.trainer", "transformers_trainer")  # resume checkpoints written by real PyTorch
 register("transformers.training_args", "transformers_training_args")  # optimizers that cannot run: fail early
+# checkpoint folders complete or absent; resume takes the newest complete one
+register("transformers.trainer_utils", "transformers_checkpoints")
+register("transformers.trainer", "transformers_checkpoints")
