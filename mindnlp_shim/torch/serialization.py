@@ -11,6 +11,25 @@ Differences from PyTorch, all deliberate:
 - `map_location` strings, devices and dicts are accepted; tensors are created on MindSpore's device target.
   A callable gets each storage and its saved location and may return that storage (or None).
 - `mmap=True` is accepted; the storages are read into memory rather than mapped from the file.
+
+`weights_only=True` (the default, as in torch >= 2.6) follows PyTorch's contract: the file can only build
+data, and nothing it contains can call arbitrary code or change module-level state (`_serialization/
+weights_only.py` checks each opcode):
+- globals: only torch's default allow-list (tensor rebuild functions, storage classes, dtypes under their
+  canonical names, `torch.Size`, `torch.device`, `torch.Tensor`, `torch.nn.Parameter`, OrderedDict, Counter,
+  set, complex, bytearray, `_codecs.encode`) plus what `add_safe_globals` / `safe_globals` added; sys, os,
+  posix and nt are blocked even when added;
+- calls (REDUCE, NEWOBJ) only of those globals; BUILD only on OrderedDict / Counter instances and instances of
+  user-allowed classes, never on a class or an allowed global (a storage class, dtype, `torch.Size`...);
+  SETITEM(S) only on dicts, APPEND(S) only on lists; persistent ids only for storages;
+- opcodes torch's weights-only unpickler refuses (INST, OBJ, EXT1/2/4, PERSID, protocol 0/1 text opcodes ...)
+  are refused; every refusal is a `pickle.UnpicklingError` naming the global, opcode or type, with the way out
+  (`add_safe_globals`, `safe_globals`, or `weights_only=False` for trusted files).
+Deliberate differences: files written with `pickle_protocol=3..5` load (their data-only opcodes are accepted;
+torch refuses them), `b""` (pickled as `builtins.bytes()`) loads, and `_codecs.encode` only takes text
+encodings. Stricter than torch: BUILD of a tensor (torch < 0.4 pickles), calling `torch.Tensor` itself, and
+`_codecs.encode` with other codecs are refused. An allow-listed class is trusted: its `__setstate__` and
+constructor run with what the file gives them.
 """
 import contextlib
 import io
