@@ -1,17 +1,14 @@
 """torch.load(weights_only=True) against crafted files: what a checkpoint's pickle may do, compared with real
 PyTorch on the same bytes.
 
-The pickles are written opcode by opcode (`Payload`), packed into zip checkpoints like torch.save's, and loaded
+The pickles are written opcode by opcode (`op_*`, `call`, `program`), packed into zip checkpoints like torch.save's, and loaded
 in child processes (the shim's and real torch's), so a payload that gets through cannot poison this process:
 each child reports what every file gave and whether the process state survived.
 """
-import collections
 import json
 import os
 import pickle
 import struct
-import sys
-import textwrap
 import zipfile
 
 os.environ.setdefault("GLOG_v", "3")

@@ -4,6 +4,7 @@
 - `names`        the torch global names a pickle may reference, resolved to shim objects
 - `safe_globals` the user's allow-list for `weights_only=True` loading
 - `writer`       the tensor-aware pickler and the zip archive writer
-- `reader`       the unpicklers and the zip archive reader
+- `reader`       storage ids, the full (weights_only=False) unpickler and the zip archive reader
+- `weights_only` the checked unpickler of torch.load(weights_only=True)
 - `legacy`       the pre-1.6 (non-zip) file format, read only
 """

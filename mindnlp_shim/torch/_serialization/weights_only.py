@@ -58,7 +58,8 @@ def shown_name(full_name):
 
 
 def type_name(cls):
-    return shown_name(f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', getattr(cls, '__name__', '?'))}")
+    qualname = getattr(cls, "__qualname__", getattr(cls, "__name__", "?"))
+    return shown_name(f"{getattr(cls, '__module__', '?')}.{qualname}")
 
 
 def refusal(reason, allow=None):
@@ -89,11 +90,12 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
         super().__init__(file, storages, map_location, **pickle_load_args)
         self._user_globals = safe_globals.user_allowed()
         allowed = {**names.default_safe_globals(), **self._user_globals}
-        # identity -> name; the table keeps every allowed object alive, so no other object can share its id
+        # identity -> name. Held references keep every allowed object alive during the load, so no object the
+        # file builds can share an id with one.
         self._allowed_ids = {}
         for name, obj in allowed.items():
             self._allowed_ids.setdefault(id(obj), name)
-        self._allowed_objects = list(allowed.values())
+        self._held = list(allowed.values())
         self._user_types = {id(obj) for obj in self._user_globals.values() if isinstance(obj, type)}
         self._constructed_classes = (names.torch_global("torch.nn.parameter.Parameter"),
                                      names.torch_global("torch.device"))
