@@ -537,10 +537,15 @@ def _getitem_general(self, items):
         return _getitem_stepped(self, expanded)
     out = _ms_getitem(self, expanded[0] if len(expanded) == 1 else tuple(expanded))
     if tracked and numel(out) == 0:
-        # (MindSpore's result is off the tape, or on it with a backward that fails for empty gathers)
-        anchor = ops.mul(ops.cat((self.reshape(-1), ops.zeros(1, self.dtype))).sum(), 0)  # a 0 on self's graph
-        out = ops.add(ops.zeros(tuple(out.shape), out.dtype), anchor)
+        out = _empty_on_graph(self, out)
     return out
+
+
+def _empty_on_graph(self, out):
+    """An empty result of indexing `self`, recorded on self's graph: MindSpore's own is off the tape, or on it
+    with a backward that fails for empty gathers (UnsortedSegmentSum)."""
+    anchor = ops.mul(ops.cat((self.reshape(-1), ops.zeros(1, self.dtype))).sum(), 0)  # a 0 on self's graph
+    return ops.add(ops.zeros(tuple(out.shape), out.dtype), anchor)
 
 
 # Advanced indexing (GatherNd, nonzero) has no bf16 CPU kernel, nor has the backward of basic indexing
@@ -639,6 +644,8 @@ def _getitem_stepped(self, items):
             step_one.append(slice(it.start, it.stop))
             out_dim += 1
     out = _ms_getitem(self, tuple(step_one))
+    if numel(out) == 0:
+        return _empty_on_graph(self, _ms_getitem(ops.stop_gradient(self), tuple(items)))
     for dim, step in steps:
         out = ops.index_select(out, dim, Tensor(np.arange(0, out.shape[dim], step, dtype=np.int64)))
     if PROCESS_DEVICE_TYPE == "cpu":

@@ -19,9 +19,11 @@ def shape_arg(size):
 
 
 def wrap_dim(dim, ndim):
-    if dim < 0:
-        dim += max(ndim, 1)
-    return dim
+    """`dim` wrapped into [0, ndim) (a 0-d tensor takes dims -1 and 0), or torch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
 
 
 def dims_arg(dims):

@@ -2,7 +2,7 @@
 import mindspore
 from mindspore import mint, ops
 
-from ._util import Tensor, any_outside, index_range, type_name, write_out
+from ._util import Tensor, any_outside, index_range, type_name, wrap_dim, write_out
 
 _INDEX_DTYPES = frozenset({mindspore.int64, mindspore.int32})
 
@@ -25,12 +25,7 @@ def _check_bounds(index, size, dim, error=RuntimeError, allow_negative=False):
         raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
-def _dim(dim, ndim):
-    """`dim` wrapped into [0, ndim), or torch's IndexError."""
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim + n if dim < 0 else dim
+_dim = wrap_dim
 
 
 def index_select(input, dim, index, *, out=None):
@@ -135,7 +130,11 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         if reduce == "add":
             return scatter_add(input, dim, index, src)
         raise NotImplementedError(f"torch.scatter(reduce='{reduce}') is not supported on MindSpore yet")
-    return mint.scatter(input, dim, index, _src_slice(src, index))
+    if index.numel() == 0:
+        return input.clone()
+    # not mint.scatter: its CPU kernel keeps state between calls (after a scatter on a 2-D input, a later 1-D
+    # scatter writes only its first element); tensor_scatter_elements has no such state
+    return ops.tensor_scatter_elements(input, _long(index), _src_slice(src, index).astype(input.dtype), dim, "none")
 
 
 def scatter_add(input, dim, index, src):

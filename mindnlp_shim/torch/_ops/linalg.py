@@ -4,27 +4,35 @@ import collections
 import mindspore
 from mindspore import ops
 
+from . import empty_products as _empty
 from ._util import write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
+
+
+def _product(kernel, a, b, name):
+    """kernel(a, b), or torch's answer where an operand is empty (see empty_products)."""
+    if _empty.has_empty(a, b) and a.dtype == b.dtype:
+        return _empty.empty_product(a, b, _empty.product_shape(a._shape, b._shape, name))
+    return kernel(a, b)
 
 
 # the matrix products' out= takes only the result's own dtype, as in torch
 def matmul(input, other, *, out=None):
     if out is not None:
         return write_out(out, matmul(input, other), "matmul", exact=True)
-    return ops.matmul(input, other)
+    return _product(ops.matmul, input, other, "matmul")
 
 
 def mm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, mm(input, mat2), "mm", exact=True)
-    return ops.matmul(input, mat2)
+    return _product(ops.matmul, input, mat2, "mm")
 
 
 def bmm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, bmm(input, mat2), "bmm", exact=True)
-    return ops.bmm(input, mat2)
+    return _product(ops.bmm, input, mat2, "bmm")
 
 
 _INTEGER_PRODUCTS = frozenset({mindspore.uint8, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64})
@@ -40,7 +48,7 @@ def _integer_scalings(product, beta, alpha):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), "baddbmm", exact=True)
-    prod = ops.bmm(batch1, batch2)
+    prod = _product(ops.bmm, batch1, batch2, "baddbmm")
     beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
@@ -50,7 +58,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, addmm(input, mat1, mat2, beta=beta, alpha=alpha), "addmm", exact=True)
-    prod = ops.matmul(mat1, mat2)
+    prod = _product(ops.matmul, mat1, mat2, "addmm")
     beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
         prod = ops.mul(prod, alpha)
@@ -159,7 +167,7 @@ def _contract_pair(a, la, b, lb, later, sizes):
         prod(batch), prod(left), prod(contract))
     b = ops.transpose(b, tuple(lb.index(x) for x in batch + contract + right)).reshape(
         prod(batch), prod(contract), prod(right))
-    out = ops.bmm(a, b).reshape(tuple(sizes[x] for x in batch + left + right))
+    out = _product(ops.bmm, a, b, "tensordot").reshape(tuple(sizes[x] for x in batch + left + right))
     return out, batch + left + right
 
 

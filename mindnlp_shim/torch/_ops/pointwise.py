@@ -5,6 +5,7 @@ from mindspore._c_expression import TensorPy
 
 from .. import _dtype
 from . import _promotion
+from ..autograd.function import Function
 from ._host_math import accurate_unary
 from ._util import Tensor, write_out
 from .broadcast import tiled_operands
@@ -274,8 +275,49 @@ fmin = _binary(ops.minimum, "fmin")
 logical_and = _binary(ops.logical_and, "logical_and")
 logical_or = _binary(ops.logical_or, "logical_or")
 logical_xor = _binary(ops.logical_xor, "logical_xor")
-atan2 = arctan2 = _binary(ops.atan2, "atan2")
-hypot = _binary(ops.hypot, "hypot")
+atan2 = arctan2 = _binary(lambda input, other: ops.atan2(*_same_dtype(input, other)), "atan2")
+def _summed_to(grad, shape):
+    """`grad` summed over the dimensions that broadcasting expanded from `shape`."""
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    return ops.reshape(ops.sum(grad, axes), shape) if axes else grad
+
+
+class _Hypot64(Function):
+    """hypot of float64 tensors with its derivative (input / result, other / result) computed in float64:
+    MindSpore's HypotGrad rounds through float32."""
+
+    @staticmethod
+    def forward(ctx, input, other):
+        result = ops.hypot(input, other)
+        ctx.save_for_backward(input, other, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, other, result = ctx.saved_tensors
+        scaled = ops.div(grad, result)
+        return (_summed_to(ops.mul(scaled, input), tuple(input.shape)),
+                _summed_to(ops.mul(scaled, other), tuple(other.shape)))
+
+
+def _same_dtype(input, other):
+    """Tensor operands of different dtypes cast to torch's result type: MindSpore's atan2/hypot compute a
+    float32 and a float64 operand (and their gradients) in float32."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype != other.dtype:
+        dt = _promotion.result_type(input, other)
+        return _promotion.cast_operand(input, dt), _promotion.cast_operand(other, dt)
+    return input, other
+
+
+def _hypot(input, other):
+    input, other = _same_dtype(input, other)
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype == other.dtype == mindspore.float64:
+        return _Hypot64.apply(input, other)
+    return ops.hypot(input, other)
+
+
+hypot = _binary(_hypot, "hypot")
 
 
 def _bitwise(ms_fn, bool_fn, name):

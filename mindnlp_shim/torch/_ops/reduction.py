@@ -1,11 +1,12 @@
 """Reductions, scans, sorting and the softmax family."""
 import collections
 
+import numpy as np
 import mindspore
 from mindspore import mint, ops
 
 from .. import _dtype
-from ._util import Tensor, out_dtype, type_name, write_out, write_outs
+from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
@@ -269,6 +270,12 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         moved = input.swapaxes(dim, -1)
         values, indices = topk(moved, k, -1, largest, sorted)
         return values_indices(values.swapaxes(dim, -1), indices.swapaxes(dim, -1))
+    if input.dtype in _FLOATING_SORTABLE and input.ndim and np.isnan(input.asnumpy()).any():
+        # MindSpore's TopK skips NaN; torch ranks NaN above +inf (the host sort's order)
+        if not 0 <= k <= input.shape[-1]:
+            raise RuntimeError("selected index k out of range")
+        indices = _host_sort_indices(input, input.ndim - 1, largest)[..., :k]
+        return values_indices(ops.gather_elements(input, input.ndim - 1, indices), indices)
     if largest:
         values, indices = ops.topk(input, k, sorted=sorted)
     else:
@@ -277,11 +284,35 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     return values_indices(values, indices.astype(mindspore.int64))
 
 
+_FLOATING_SORTABLE = frozenset({mindspore.float16, mindspore.float32, mindspore.float64})
+
+
+def _host_sort_indices(input, dim, descending):
+    """torch's sort order of `input` along `dim` as int64 indices, found by NumPy's stable sort on the host.
+
+    MindSpore 2.10's Sort kernel is not used: it rounds float64 values through float32 (1e300 becomes inf,
+    0.1234567890123456 becomes 0.12345679104328156) and places NaN in the middle, where torch sorts NaN above
+    +inf. NumPy's order is torch's: NaN last ascending; a descending sort is the ascending sort of the reversed
+    row, reversed, which puts NaN first and keeps equal elements in their original order (torch's stable=True,
+    also a valid answer when stable=False)."""
+    rows = np.moveaxis(input.asnumpy(), dim, -1)
+    if not descending:
+        order = np.argsort(rows, axis=-1, kind="stable")
+    else:
+        last = rows.shape[-1] - 1
+        order = (last - np.argsort(rows[..., ::-1], axis=-1, kind="stable"))[..., ::-1]
+    return Tensor(np.ascontiguousarray(np.moveaxis(order, -1, dim), dtype=np.int64))
+
+
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     if out is not None:
         return write_outs(out, sort(input, dim, descending, stable), "sort")
-    values, indices = ops.sort(input, dim, descending)
-    return values_indices(values, indices.astype(mindspore.int64))
+    if input.ndim == 0:
+        wrap_dim(dim, 1)
+        return values_indices(input.clone(), Tensor(np.zeros((), np.int64)))
+    dim = wrap_dim(dim, input.ndim)
+    indices = _host_sort_indices(input, dim, descending)
+    return values_indices(ops.gather_elements(input, dim, indices), indices)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):

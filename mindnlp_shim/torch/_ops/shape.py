@@ -377,8 +377,12 @@ def select(input, dim, index):
 
 
 def flip(input, dims):
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    return ops.flip(input, tuple(wrap_dim(d, input.ndim) for d in dims))
+    dims = tuple(wrap_dim(d, input.ndim) for d in ([dims] if isinstance(dims, int) else dims))
+    if 0 in input._shape:
+        # nothing to reverse; MindSpore's ReverseV2 kernel can die with SIGFPE on an empty input once it has run
+        # on other shapes
+        return ops.reshape(input, input._shape)
+    return ops.flip(input, dims)
 
 
 def roll(input, shifts, dims=None):

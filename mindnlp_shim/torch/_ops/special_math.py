@@ -11,6 +11,7 @@ import numpy as np
 from mindspore import ops
 
 from .. import _dtype
+from ..autograd.function import Function
 from . import pointwise as pw
 from ._util import Tensor, dtype_category, result_dtype, write_out
 
@@ -80,8 +81,92 @@ def _numpy_op(compute, result=None):
 acosh = arccosh = _floating_op(lambda input: ops.acosh(input))
 asinh = arcsinh = _floating_op(lambda input: ops.asinh(input))
 atanh = arctanh = _floating_op(lambda input: ops.atanh(input))
-lgamma = _floating_op(lambda input: ops.lgamma(input))
-digamma = _floating_op(lambda input: ops.digamma(input))
+# ψ(x) ~ ln x - 1/(2x) - sum_k B_2k / (2k x^2k) for x >= 10 (Bernoulli numbers B_2 .. B_14)
+_DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+
+
+def digamma_host64(x):
+    """ψ(x) of a float64 array, to about 1 ulp: the recurrence ψ(x) = ψ(x + 1) - 1/x up to x >= 10, then the
+    asymptotic series; below 0.5 the reflection ψ(x) = ψ(1 - x) - π / tan(πx). torch's values at the poles:
+    -inf at +0, +inf at -0, NaN at negative integers and -inf."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        reflect = x < 0.5
+        y = np.where(reflect, 1.0 - x, x)
+        shift = np.zeros_like(y)
+        for _ in range(10):
+            small = y < 10.0
+            shift -= np.where(small, 1.0 / y, 0.0)
+            y = np.where(small, y + 1.0, y)
+        inv2 = 1.0 / (y * y)
+        series = np.zeros_like(y)
+        for c in reversed(_DIGAMMA_SERIES):
+            series = (series + c) * inv2
+        out = np.log(y) - 0.5 / y - series + shift
+        # (tan has period π: reduce x first so that large |x| keeps its fractional part exactly)
+        out = np.where(reflect, out - np.pi / np.tan(np.pi * (x - np.floor(x))), out)
+        out = np.where(x == 0, np.where(np.signbit(x), np.inf, -np.inf), out)
+        out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)
+    return out
+
+
+# ψ'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1) for x >= 10
+_TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def trigamma_host64(x):
+    """ψ'(x) of a float64 array: the recurrence ψ'(x) = ψ'(x + 1) + 1/x^2 up to x >= 10, then the asymptotic
+    series; below 0.5 the reflection ψ'(x) = π^2 / sin^2(πx) - ψ'(1 - x). +inf at the poles (x = 0, -1, ...)."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        reflect = x < 0.5
+        y = np.where(reflect, 1.0 - x, x)
+        shift = np.zeros_like(y)
+        for _ in range(10):
+            small = y < 10.0
+            shift += np.where(small, 1.0 / (y * y), 0.0)
+            y = np.where(small, y + 1.0, y)
+        inv = 1.0 / y
+        inv2 = inv * inv
+        series = np.zeros_like(y)
+        for c in reversed(_TRIGAMMA_SERIES):
+            series = (series + c) * inv2
+        out = inv + 0.5 * inv2 + series * inv + shift
+        sine = np.sin(np.pi * (x - np.floor(x)))
+        out = np.where(reflect, np.pi * np.pi / (sine * sine) - out, out)
+        out = np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
+    return out
+
+
+class _Digamma64(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return Tensor(digamma_host64(x.asnumpy()))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return ops.mul(grad, Tensor(trigamma_host64(x.asnumpy())))
+
+
+class _Lgamma64(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return ops.lgamma(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return ops.mul(grad, _Digamma64.apply(x))
+
+
+# MindSpore's float64 digamma (also lgamma's derivative) is computed in float32: float64 goes to the host
+lgamma = _floating_op(lambda input: _Lgamma64.apply(input) if input.dtype == mindspore.float64 else
+                      ops.lgamma(input))
+digamma = _floating_op(lambda input: _Digamma64.apply(input) if input.dtype == mindspore.float64 else
+                       ops.digamma(input))
 i0 = _floating_op(lambda input: ops.i0(input))
 sinc = _floating_op(lambda input: ops.sinc(input))
 

@@ -34,14 +34,15 @@ def _ones(shape, dtype):
 def sum_last_axis(x):
     """x summed over its last axis, keeping it as size 1 (x of 3 or more dimensions)."""
     shape = x._shape
-    if not _ON_CPU or x.dtype not in _FLOATING or len(shape) < 3:
+    # (not over an empty axis: MatMul leaves an empty contraction's output uninitialized)
+    if not _ON_CPU or x.dtype not in _FLOATING or len(shape) < 3 or shape[-1] == 0:
         return ops.sum(x, -1, keepdim=True)
     return _bmm(x, _ones(tuple(shape[:-2]) + (shape[-1], 1), x.dtype))  # BatchMatMul does not broadcast
 
 
 def sum_rows(x):
     """The column sums of a 2-D x: shape (x.shape[1],)."""
-    if not _ON_CPU or x.dtype not in _FLOATING:
-        return ops.sum(x, 0)
     rows, columns = x._shape
+    if not _ON_CPU or x.dtype not in _FLOATING or rows == 0:  # (see sum_last_axis on empty axes)
+        return ops.sum(x, 0)
     return ops.reshape(_mm(_ones((1, rows), x.dtype), x), (columns,))

@@ -25,7 +25,7 @@ def _grad_outputs(outputs, grad_outputs):
         if g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ops.ones_like(out)
+            g = ops.ones(out.shape, out.dtype)  # (OnesLike has no bfloat16 CPU kernel)
         elif isinstance(g, (int, float)):
             g = ops.fill(out.dtype, out.shape, g)
         filled.append(g)

@@ -8,7 +8,7 @@ import mindspore
 from mindspore import ops
 
 from .. import _dtype
-from .._ops import pointwise as _pw, reduction as _red, shape as _sh
+from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
 from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
@@ -44,8 +44,9 @@ def linear(input, weight, bias=None):
     MatMul with transpose_b plus BiasAdd on a 2-D view measured ~2x faster on the CPU than `ops.dense` or
     `matmul(x, W.T) + b` (no transposed copy of W, and BiasAdd is a dedicated kernel); under autograd one
     Function that keeps x rather than its flattened copy (`_lean_backward.linear`)."""
-    if input.ndim == 1 or input.dtype != weight.dtype:
-        out = ops.matmul(input, _sh.transpose(weight, 0, 1))
+    if input.ndim == 1 or input.dtype != weight.dtype or 0 in input._shape or 0 in weight._shape:
+        # (an empty input or weight goes through matmul, which answers empty products without MatMul)
+        out = _linalg.matmul(input, _sh.transpose(weight, 0, 1))
         return out if bias is None else _pw.add(out, bias)
     return _lean.linear(input, weight, bias)
 

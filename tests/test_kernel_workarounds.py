@@ -1,0 +1,205 @@
+"""MindSpore kernels that answer wrongly without an error, each checked against real PyTorch where the shim
+computes the op another way: Scatter keeps state between calls, MatMul over an empty contraction is
+uninitialized, Sort rounds float64 through float32 and misplaces NaN, TopK skips NaN, float64 digamma and the
+float64 derivatives of lgamma and hypot are float32-accurate, the backward of a stepped slice of an empty
+tensor fails, and a dim out of range wrapped around instead of raising."""
+import numpy as np
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+
+def _np(t):
+    return t.detach().float().numpy() if t.dtype in (mt.bfloat16, getattr(rt, "bfloat16", None)) else \
+        t.detach().numpy()
+
+
+# ---------------------------------------------------------------- scatter
+def _scatter_1d():
+    x = mt.tensor([0.8937, 3.985, 3.6472, -1.8622])
+    return mt.scatter(x, 0, mt.tensor([0, 1, 3]), mt.tensor([2.0267, 1.0341, 0.1052])).numpy()
+
+
+@pytest.mark.parametrize("shape,index_shape,dim", [((4, 4, 1), (2, 4, 1), 2), ((4, 4), (2, 4), 0),
+                                                   ((2, 3), (2, 3), 1)])
+def test_scatter_after_a_multi_dim_scatter_writes_every_element(shape, index_shape, dim):
+    before = _scatter_1d()
+    mt.scatter(mt.randn(*shape), dim, mt.zeros(index_shape, dtype=mt.int64), -2.0)
+    after = _scatter_1d()
+    expected = np.array([2.0267, 1.0341, 3.6472, 0.1052], np.float32)
+    np.testing.assert_array_equal(before, expected)
+    np.testing.assert_array_equal(after, expected)
+    placed = mt.slice_scatter(mt.zeros(4), mt.ones(2), 0, 1, 3).numpy()  # (also a scatter inside)
+    np.testing.assert_array_equal(placed, [0, 1, 1, 0])
+
+
+def test_scatter_with_an_empty_index_returns_the_input():
+    x = mt.randn(3, requires_grad=True)
+    out = mt.scatter(x, 0, mt.zeros(0, dtype=mt.int64), mt.zeros(0))
+    np.testing.assert_array_equal(out.detach().numpy(), x.detach().numpy())
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones(3, np.float32))
+
+
+# ---------------------------------------------------------------- products with an empty operand
+EMPTY_PRODUCTS = [((2, 0), (0, 3)), ((0, 3), (3, 4)), ((2, 3), (3, 0)), ((0,), (0,)), ((3, 0), (0,)),
+                  ((0,), (0, 2)), ((5, 2, 0), (0, 3)), ((4, 0, 2), (2, 3))]
+
+
+@pytest.mark.parametrize("a_shape,b_shape", EMPTY_PRODUCTS)
+def test_matmul_with_an_empty_operand_is_zeros_with_zero_gradients(a_shape, b_shape):
+    for _ in range(3):  # (an uninitialized result agrees by chance now and then)
+        mt.randn(64, 64) @ mt.randn(64, 64)  # leaves non-zero memory behind in the allocator
+        a = mt.randn(*a_shape, requires_grad=True)
+        b = mt.randn(*b_shape, requires_grad=True)
+        out = mt.matmul(a, b)
+        ref = rt.matmul(rt.zeros(a_shape), rt.zeros(b_shape))
+        assert tuple(out.shape) == tuple(ref.shape)
+        np.testing.assert_array_equal(out.detach().numpy(), ref.numpy())
+        (out * mt.ones(out.shape)).sum().backward()
+        np.testing.assert_array_equal(a.grad.numpy(), np.zeros(a_shape, np.float32))
+        np.testing.assert_array_equal(b.grad.numpy(), np.zeros(b_shape, np.float32))
+
+
+def test_mm_bmm_addmm_and_linear_with_empty_operands():
+    for _ in range(3):
+        mt.randn(64, 64) @ mt.randn(64, 64)
+        np.testing.assert_array_equal(mt.mm(mt.randn(3, 0), mt.randn(0, 2)).numpy(), np.zeros((3, 2)))
+        np.testing.assert_array_equal(mt.bmm(mt.randn(2, 3, 0), mt.randn(2, 0, 2)).numpy(), np.zeros((2, 3, 2)))
+        np.testing.assert_array_equal(mt.addmm(mt.ones(3, 2), mt.randn(3, 0), mt.randn(0, 2)).numpy(),
+                                      np.ones((3, 2)))
+        lin = mt.nn.Linear(3, 4)
+        lin(mt.randn(0, 3)).sum().backward()  # an empty batch: the parameters' gradients are zeros
+        np.testing.assert_array_equal(lin.weight.grad.numpy(), np.zeros((4, 3)))
+        np.testing.assert_array_equal(lin.bias.grad.numpy(), np.zeros(4))
+        empty_in = mt.nn.Linear(0, 4)
+        np.testing.assert_array_equal(empty_in(mt.randn(2, 0)).detach().numpy(),
+                                      np.broadcast_to(empty_in.bias.detach().numpy(), (2, 4)))
+    with pytest.raises(RuntimeError):
+        mt.matmul(mt.randn(2, 0), mt.randn(3, 2))
+
+
+# ---------------------------------------------------------------- sort, argsort, msort, topk
+SORT_INPUTS = {
+    "float64 digits and extremes": np.array([1e300, -1e-300, 0.1234567890123456, -0.98765432109876543, 5e-324]),
+    "nan and infinities": np.array([1.0, np.nan, -1.0, 1.0, -np.inf, 1.0, np.inf, np.nan]),
+    "ties": np.array([2.0, 1.0, 2.0, 1.0, 2.0, 0.0]),
+    "int64 beyond float precision": np.array([2 ** 40 + 3, 5, 2 ** 40 + 1, -7, 2 ** 53 - 1, 2 ** 53 - 2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SORT_INPUTS))
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_matches_torch(name, dtype, descending):
+    values = SORT_INPUTS[name]
+    if dtype == "int64" and not np.all(np.isfinite(values)):
+        pytest.skip("no NaN or infinity in an integer tensor")
+    array = np.stack([values, values[::-1]]).astype(dtype)
+    for dim in (1, 0):
+        got = mt.sort(mt.tensor(array), dim=dim, descending=descending, stable=True)
+        ref = rt.sort(rt.tensor(array), dim=dim, descending=descending, stable=True)
+        np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+        np.testing.assert_array_equal(got.indices.numpy(), ref.indices.numpy())
+        assert str(got.indices.dtype) == "torch.int64"
+    np.testing.assert_array_equal(mt.msort(mt.tensor(array)).numpy(), rt.msort(rt.tensor(array)).numpy())
+    np.testing.assert_array_equal(mt.argsort(mt.tensor(array), descending=descending, stable=True).numpy(),
+                                  rt.argsort(rt.tensor(array), descending=descending, stable=True).numpy())
+
+
+def test_sort_keeps_the_gradient_and_zero_dim_inputs():
+    x = mt.tensor([[3.0, 1.0, 2.0]], dtype=mt.float64, requires_grad=True)
+    values = mt.sort(x, descending=True).values
+    (values * mt.tensor([[1.0, 2.0, 3.0]], dtype=mt.float64)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1.0, 3.0, 2.0]])
+    zero_dim = mt.sort(mt.tensor(2.5))
+    assert tuple(zero_dim.values.shape) == () and zero_dim.indices.item() == 0
+    with pytest.raises(IndexError):
+        mt.sort(mt.randn(2, 3), dim=2)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_ranks_nan_like_torch(largest):
+    array = np.array([[1.0, np.nan, -1.0, 3.0, -np.inf], [np.nan, 2.0, np.nan, 0.5, 1.0]], np.float32)
+    for k in (1, 2, 4):
+        got = mt.topk(mt.tensor(array), k, largest=largest)
+        ref = rt.topk(rt.tensor(array), k, largest=largest)
+        np.testing.assert_array_equal(got.values.numpy(), ref.values.numpy())
+        # (equal values, NaN among them, may come from either position: the indices must point at the values)
+        np.testing.assert_array_equal(np.take_along_axis(array, got.indices.numpy(), -1), ref.values.numpy())
+
+
+# ---------------------------------------------------------------- float64 special functions
+GAMMA_POINTS = np.array([0.0, -0.0, -1.0, -2.5, -0.3, 1e-300, 3e-8, 0.3, 0.5, 1.0, 1.5, 2.5, 7.0, 9.99, 10.0,
+                         12.0, 1e10, np.inf, -np.inf, np.nan, -1e10 - 0.5])
+
+
+def test_float64_digamma_matches_torch():
+    got = mt.digamma(mt.tensor(GAMMA_POINTS)).numpy()
+    ref = rt.digamma(rt.tensor(GAMMA_POINTS)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-13, atol=0)
+
+
+def test_float64_lgamma_derivative_is_float64_accurate():
+    points = np.array([0.3, 2.5, 7.0, -2.5, 12.0, 1e5])
+    x = mt.tensor(points, requires_grad=True)
+    mt.lgamma(x).sum().backward()
+    xr = rt.tensor(points, requires_grad=True)
+    rt.lgamma(xr).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xr.grad.numpy(), rtol=1e-13)
+
+
+def test_float64_digamma_derivative_is_the_trigamma_function():
+    # reference values of trigamma at 30 digits (mpmath); torch's own trigamma is accurate to about 1e-9 here
+    points = [0.3, 2.5, 7.0, -2.5, -0.3, 12.0]
+    exact = [12.2453645461077313011666359605, 0.490357756100234864972801055494, 0.153545177959337547583526277757,
+             9.53924664498912375386168994438, 13.9451602678057224889014082181, 0.0869018728717683907503001804618]
+    x = mt.tensor(points, dtype=mt.float64, requires_grad=True)
+    mt.digamma(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), exact, rtol=1e-13)
+    xr = rt.tensor(points, dtype=rt.float64, requires_grad=True)
+    rt.digamma(xr).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xr.grad.numpy(), rtol=1e-8)
+
+
+def test_float64_hypot_gradients_with_broadcasting():
+    a = np.array([[0.3, -2.5, 1e-9, 1e200]])
+    b = np.array([[0.7], [0.1], [-3.0]])
+    grads = []
+    for T in (mt, rt):
+        x, y = T.tensor(a, requires_grad=True), T.tensor(b, requires_grad=True)
+        out = T.hypot(x, y)
+        (out * T.tensor(np.arange(12.0).reshape(3, 4))).sum().backward()
+        grads.append((out.detach().numpy(), x.grad.numpy(), y.grad.numpy()))
+    for got, ref in zip(*grads):
+        np.testing.assert_allclose(got, ref, rtol=1e-13)
+
+
+# ---------------------------------------------------------------- empty stepped slices, dims, bf16 backward
+@pytest.mark.parametrize("shape", [(3, 0), (0, 4), (2, 0, 3)])
+def test_backward_through_a_stepped_slice_of_an_empty_tensor(shape):
+    base = mt.zeros(shape, requires_grad=True)
+    (base[..., ::2] * 2).sum().backward()
+    assert tuple(base.grad.shape) == shape
+
+
+@pytest.mark.parametrize("call", [lambda x: x.chunk(2, dim=-4), lambda x: x.chunk(2, dim=3),
+                                  lambda x: mt.narrow(x, 3, 0, 1), lambda x: x.flip(5),
+                                  lambda x: x.split(1, dim=-4),
+                                  lambda x: mt.select_scatter(x, x[0], 3, 0)])
+def test_a_dim_out_of_range_raises_index_error(call):
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        call(mt.zeros(2, 3, 4))
+
+
+def test_backward_from_a_bfloat16_scalar():
+    x = mt.randn(3, 4, dtype=mt.bfloat16, requires_grad=True)
+    (x * 2).sum().backward()
+    assert x.grad.dtype == mt.bfloat16
+    np.testing.assert_array_equal(x.grad.float().numpy(), np.full((3, 4), 2.0, np.float32))
