@@ -3,6 +3,9 @@
 Both names refer to the same module objects, so `torch.nn is mindnlp_shim.torch.nn`. The hook also answers
 `importlib.metadata` queries for the `torch` distribution, so libraries that check the installed torch
 version (transformers' `is_torch_available`, accelerate's version gates) see the API level we implement.
+
+Installing is refused with the fix when it is too late (see _import_order). The user-facing install's stand-in
+`torch` package calls `install()` when it is imported first and is then replaced by the shim.
 """
 import importlib
 import importlib.abc
@@ -10,12 +13,12 @@ import importlib.machinery
 import importlib.metadata
 import sys
 
+from . import _import_order
+
 TORCH = "torch"
 SHIM = "mindnlp_shim.torch"
 # The torch release whose API this shim implements and against which it is tested.
 TORCH_API_VERSION = "2.13.0"
-
-_LIBRARIES_THAT_CAPTURE_TORCH = ("transformers", "accelerate", "peft")
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -78,28 +81,15 @@ def is_hook_installed():
     return _finder is not None and _finder in sys.meta_path
 
 
-def _check_import_order():
-    """A library that imported torch before the hook holds real torch (or failed without it): refuse clearly."""
-    for name in _LIBRARIES_THAT_CAPTURE_TORCH:
-        if name in sys.modules:
-            raise ImportError(
-                f"'{name}' was imported before 'mindnlp'. Import mindnlp first ('import mindnlp' at the top of "
-                f"your script) so that {name} sees the MindSpore-backed torch API."
-            )
-    real = sys.modules.get(TORCH)
-    if real is not None and not getattr(real, "__name__", "").startswith(SHIM) and getattr(real, "__spec__", None) is not None:
-        if not getattr(real.__spec__, "name", "").startswith(SHIM) and not isinstance(real.__spec__.loader, _AliasLoader):
-            raise ImportError(
-                "Real PyTorch is already imported in this process. Import mindnlp before anything that imports "
-                "torch, so that 'torch' resolves to the MindSpore-backed API."
-            )
-
-
 def install_hook():
     global _finder
     if is_hook_installed():
         return
-    _check_import_order()
+    _import_order.check()
+    if _import_order.is_stand_in(sys.modules.get(TORCH)):
+        # `import torch` came first and runs the stand-in now: the shim takes its name (set below), and the
+        # import statement that loaded the stand-in returns whatever sys.modules holds when it finishes
+        del sys.modules[TORCH]
     _finder = TorchRedirectFinder()
     sys.meta_path.insert(0, _finder)
     import mindnlp_shim.torch as shim_torch  # noqa: F401  (import now: errors surface at `import mindnlp`)

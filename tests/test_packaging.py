@@ -1,4 +1,5 @@
-"""Packaging: what setup.py declares, what the wheels contain, and the metadata-only torch stand-in.
+"""Packaging: what setup.py declares, what the wheels contain, and the torch stand-in (metadata plus the one
+module that installs the shim when `import torch` comes first).
 
 Everything here runs offline: wheels are built with `pip wheel --no-deps --no-build-isolation` and no index.
 """
@@ -110,22 +111,24 @@ def test_stand_in_satisfies_the_installed_packages_torch_requirement(stand_in_pr
         assert requirement.specifier.contains(Version(stand_in_project["version"])), str(requirement)
 
 
-def test_stand_in_declares_no_code_and_no_dependencies(stand_in_project):
+def test_stand_in_declares_one_module_and_no_dependencies(stand_in_project):
     with open(os.path.join(STAND_IN_DIR, "pyproject.toml"), "rb") as handle:
         setuptools_config = tomllib.load(handle)["tool"]["setuptools"]
-    assert setuptools_config["packages"] == [] and setuptools_config["py-modules"] == []
+    assert setuptools_config["packages"] == ["torch"] and setuptools_config["py-modules"] == []
     assert stand_in_project["dependencies"] == []
-    stray_code = [name for name in os.listdir(STAND_IN_DIR) if name.endswith(".py") or name == "torch"]
-    assert stray_code == []
+    code = sorted(os.path.relpath(os.path.join(d, f), STAND_IN_DIR) for d, _, files in os.walk(STAND_IN_DIR)
+                  for f in files if f.endswith(".py"))
+    assert code == [os.path.join("torch", "__init__.py")]
 
 
-def test_stand_in_wheel_holds_only_metadata(tmp_path, stand_in_project):
+def test_stand_in_wheel_holds_its_one_module_and_metadata(tmp_path, stand_in_project):
     source = tmp_path / "torch-stand-in"
     _copy_tree(STAND_IN_DIR, source)  # a copy, so building leaves no build/ or egg-info in the repository
     names, headers = _wheel_metadata(_build_wheel(str(source), str(tmp_path / "dist")))
 
-    assert "torch/__init__.py" not in names
-    assert [name for name in names if not name.startswith("torch-2.13.0+mindspore.dist-info/")] == []
+    # importing it installs the shim (tests/test_import_order.py runs it in a venv built from this wheel)
+    assert [name for name in names if not name.startswith("torch-2.13.0+mindspore.dist-info/")] == [
+        "torch/__init__.py"]
     assert headers["Name"] == ["torch"]
     assert headers["Version"] == [stand_in_project["version"]]
     assert "Requires-Dist" not in headers
