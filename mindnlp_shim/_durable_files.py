@@ -4,7 +4,7 @@ A process killed mid-write (SIGKILL, power loss) leaves whatever it had written 
 a folder's content the same all-or-nothing rule that `torch.save` gives a file (temporary name, fsync, rename):
 
     publish_folder(staged, final)   fsync everything under `staged`, then rename it to `final` in one step
-    retire_folder(path)             rename `path` out of sight first, then delete it
+    retire_folder(path)             rename `path` out of sight (hide_folder) first, then delete it
     remove_stale_temp_files(folder) delete the `.<name>.<hex>.tmp` files an interrupted `torch.save` left
 
 Renames within one file system are atomic on POSIX; fsyncing the files before the rename and the parent
@@ -87,14 +87,18 @@ def publish_folder(staged, final):
     fsync_path(parent)
 
 
-def retire_folder(path, rmtree=None):
-    """Delete the folder `path` so that it never stays visible half-deleted: rename it to a hidden sibling
-    (durably), then delete that. A crash during the deletion leaves only the hidden name, which
-    `remove_leftovers` clears later."""
-    retired = hidden_sibling(path, RETIRED_MARK)
-    os.rename(path, retired)
+def hide_folder(path):
+    """Rename the folder `path` to a hidden sibling `.<name>.retired-<hex>`, durably; returns the new path."""
+    hidden = hidden_sibling(path, RETIRED_MARK)
+    os.rename(path, hidden)
     fsync_path(os.path.dirname(os.path.abspath(path)))
-    (rmtree or shutil.rmtree)(retired, ignore_errors=True)
+    return hidden
+
+
+def retire_folder(path, rmtree=None):
+    """Delete the folder `path` so that it never stays visible half-deleted: hide it first, then delete it. A
+    crash during the deletion leaves only the hidden name, which `remove_leftovers` clears later."""
+    (rmtree or shutil.rmtree)(hide_folder(path), ignore_errors=True)
 
 
 def remove_stale_temp_files(folder):

@@ -187,12 +187,11 @@ class RetiringShutil(wrapt.ObjectProxy):
     a deletion cut short never leaves a half-deleted folder under a checkpoint's name."""
 
     def rmtree(self, path, *args, **kwargs):
-        delete = lambda retired, ignore_errors: self.__wrapped__.rmtree(retired, *args, **kwargs)  # noqa: E731
         if os.path.isdir(path) and not os.path.islink(path):
             try:
-                return durable.retire_folder(path, rmtree=delete)
+                path = durable.hide_folder(path)
             except OSError:
-                pass  # could not rename (another file system, permissions): delete as upstream does
+                pass  # cannot rename (permissions, a mount point): delete in place as upstream does
         return self.__wrapped__.rmtree(path, *args, **kwargs)
 
 
