@@ -101,7 +101,7 @@ def set_num_interop_threads(n):
 
 class OutOfMemoryError(RuntimeError):
     """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError), for code that raises or catches it by name.
-    MindSpore's own allocation failures are not translated into it: they keep their RuntimeError messages."""
+    MindSpore's and NumPy's allocation failures in a module call or a backward become one (`_out_of_memory`)."""
 
 
 _deterministic = {"on": False, "warn_only": False}

@@ -3,6 +3,7 @@ import mindspore
 from mindspore import ops
 from mindspore._c_expression import run_backward
 
+from .._out_of_memory import reraise_if_out_of_memory
 from .._runtime import ensure_recording
 
 
@@ -44,7 +45,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _grad_outputs(tensors, grad_tensors)
     keep = create_graph if retain_graph is None else retain_graph
     ensure_recording()
-    run_backward(tensors, grads, bool(keep), bool(create_graph), _as_tuple(inputs))
+    try:
+        run_backward(tensors, grads, bool(keep), bool(create_graph), _as_tuple(inputs))
+    except (RuntimeError, MemoryError) as exc:
+        reraise_if_out_of_memory(exc)
+        raise
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -60,7 +65,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     keep = create_graph if retain_graph is None else retain_graph
     allow = bool(allow_unused) or materialize_grads
     ensure_recording()
-    result = run_backward(outputs, grads, bool(keep), bool(create_graph), inputs, allow, accumulate_grad=False)
+    try:
+        result = run_backward(outputs, grads, bool(keep), bool(create_graph), inputs, allow, accumulate_grad=False)
+    except (RuntimeError, MemoryError) as exc:
+        reraise_if_out_of_memory(exc)
+        raise
     result = tuple(result)
     if materialize_grads:
         result = tuple(ops.zeros_like(i) if g is None else g for g, i in zip(result, inputs))

@@ -14,6 +14,7 @@ from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from ..autograd.function import Function as _Function
 from ..random import _numpy_rng
+from . import _blockwise_attention as _blockwise
 from . import _lean_backward as _lean
 
 Tensor = mindspore.Tensor
@@ -178,9 +179,13 @@ def _uniform_scratch(shape):
 
 def _keep_bools(shape, p, generator=None):
     """True where dropout keeps an element: a uniform float32 draw >= p."""
+    return _keep_bools_from(_numpy_rng(generator), shape, p)
+
+
+def _keep_bools_from(rng, shape, p):
+    """`_keep_bools` drawn from the NumPy generator `rng`."""
     shape = tuple(shape)
-    draws = _numpy_rng(generator).random(shape, dtype=np.float32, out=_uniform_scratch(shape))
-    return draws >= p
+    return rng.random(shape, dtype=np.float32, out=_uniform_scratch(shape)) >= p
 
 
 def _keep_mask(shape, p, dtype, generator=None):
@@ -657,6 +662,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                     attn_mask, dropout_p, is_causal, scale)
         return ops.cast(out, query._dtype)
     scale = _k(scale, query)
+    if 0.0 <= dropout_p < 1.0 and _blockwise.applies(query, key, value, attn_mask):
+        # long inputs: query rows in blocks, so no (L, S) intermediate exists whole
+        return _blockwise.attention(query, key, value, attn_mask, is_causal, scale, dropout_p, _numpy_rng(None),
+                                    _lean._records(query, key, value))
     additive, attended = _additive_attention_mask(query, key, attn_mask, is_causal)
     if 0.0 <= dropout_p < 1.0 and _lean.can_run_attention(query, key, value, additive):
         keep = _keep_bools(tuple(query.shape[:-1]) + (key.shape[-2],), dropout_p) if dropout_p > 0.0 else None
@@ -702,7 +711,7 @@ def _without_fully_masked_rows(additive_mask):
         return additive_mask, None
     floor = float(_dtype.finfo(additive_mask.dtype).min)
     attended = ops.cast(ops.logical_not(dead), additive_mask.dtype)
-    return ops.maximum(additive_mask, floor), attended
+    return ops.maximum(additive_mask, _k(floor, additive_mask)), attended
 
 
 # ---------------------------------------------------------------- shape utilities

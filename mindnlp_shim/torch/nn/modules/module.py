@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import mindspore
 
 from ... import _dtype, _inplace
+from ..._out_of_memory import reraise_if_out_of_memory as _reraise_if_out_of_memory
 from ..._runtime import ensure_recording as _ensure_recording
 from ..._size import Size
 from ...autograd.grad_mode import no_grad
@@ -459,9 +460,13 @@ class Module:
         # caught it); every module call switches it back on, so a forward never runs unrecorded.
         _ensure_recording()
         forward_call = self.forward
-        if not (self._forward_hooks or self._forward_pre_hooks):
-            return forward_call(*args, **kwargs)
-        return self._call_with_hooks(forward_call, args, kwargs)
+        try:
+            if not (self._forward_hooks or self._forward_pre_hooks):
+                return forward_call(*args, **kwargs)
+            return self._call_with_hooks(forward_call, args, kwargs)
+        except (RuntimeError, MemoryError) as exc:  # (free when nothing is raised)
+            _reraise_if_out_of_memory(exc)  # an allocation failure as torch.OutOfMemoryError, with its size
+            raise
 
     def _call_with_hooks(self, forward_call, args, kwargs):
         result = None
