@@ -95,7 +95,7 @@ def test_user_install_datasets_and_transformers_first_work(user_python):
         import mindnlp
         import torch
         from transformers import BertConfig, BertModel
-        from transformers.utils import import_utils
+        import transformers.modeling_utils as modeling_utils
         ds = datasets.Dataset.from_dict({"x": [[1, 2], [3, 4]]}).with_format("torch")
         torch.manual_seed(0)
         model = BertModel(BertConfig(vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
@@ -104,12 +104,12 @@ def test_user_install_datasets_and_transformers_first_work(user_python):
         print(json.dumps({"datasets_torch": datasets.config.TORCH_AVAILABLE,
                           "transformers_torch": transformers.is_torch_available(),
                           "row_type": type(ds[0]["x"]).__module__, "hidden": list(hidden.shape),
-                          "torch_in_transformers": import_utils.__dict__.get("torch", torch).__name__,
-                          "model_torch": type(model).__mro__[-2].__module__}))
+                          "modeling_torch": modeling_utils.torch.__name__, "torch": torch.__name__}))
     """, user_python)
     assert out["datasets_torch"] is True and out["transformers_torch"] is True
     assert out["row_type"].startswith("mindspore")  # datasets' torch formatter built a shim tensor
     assert out["hidden"] == [2, 2, 16]
+    assert out["modeling_torch"] == out["torch"] == "mindnlp_shim.torch"
 
 
 def test_user_install_accelerate_first_installs_the_shim_through_the_stand_in(user_python):
