@@ -85,7 +85,7 @@ atanh = arctanh = _floating_op(lambda input: ops.atanh(input))
 _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 
 
-def digamma_host64(x):
+def _digamma_host64(x):
     """ψ(x) of a float64 array, to about 1 ulp: the recurrence ψ(x) = ψ(x + 1) - 1/x up to x >= 10, then the
     asymptotic series; below 0.5 the reflection ψ(x) = ψ(1 - x) - π / tan(πx). torch's values at the poles:
     -inf at +0, +inf at -0, NaN at negative integers and -inf."""
@@ -114,7 +114,7 @@ def digamma_host64(x):
 _TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
 
 
-def trigamma_host64(x):
+def _trigamma_host64(x):
     """ψ'(x) of a float64 array: the recurrence ψ'(x) = ψ'(x + 1) + 1/x^2 up to x >= 10, then the asymptotic
     series; below 0.5 the reflection ψ'(x) = π^2 / sin^2(πx) - ψ'(1 - x). +inf at the poles (x = 0, -1, ...)."""
     x = np.asarray(x, np.float64)
@@ -142,12 +142,12 @@ class _Digamma64(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return Tensor(digamma_host64(x.asnumpy()))
+        return Tensor(_digamma_host64(x.asnumpy()))
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return ops.mul(grad, Tensor(trigamma_host64(x.asnumpy())))
+        return ops.mul(grad, Tensor(_trigamma_host64(x.asnumpy())))
 
 
 class _Lgamma64(Function):
