@@ -133,6 +133,18 @@ def test_forked_workers_take_unpicklable_datasets_and_collate_functions():
     assert [b.tolist() for b in loader] == [[0.0, 3.0], [6.0, 9.0], [12.0, 15.0]]
 
 
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no forkserver here")
+def test_forkserver_workers_outlive_an_idle_second():
+    # a forkserver worker is the server's child: it must not mistake that for its DataLoader's process dying
+    loader = DataLoader(list(range(6)), batch_size=1, num_workers=2, prefetch_factor=1,
+                        multiprocessing_context="forkserver")
+    iterator = iter(loader)
+    got = [next(iterator).item()]
+    time.sleep(2.5)  # the workers wait for tasks longer than their 1 s poll
+    got += [batch.item() for batch in iterator]
+    assert got == list(range(6))
+
+
 # ---------------------------------------------------------------------------- spawn: the unguarded script
 def test_spawned_workers_from_an_unguarded_top_level_are_refused_with_the_fix(tmp_path):
     proc, runs = _run_script(tmp_path, _dataloader_script("spawn", guarded=False))

@@ -9,6 +9,7 @@ shim), then unpickles them.
 Batches come back pickled with their tensors reduced to NumPy arrays; the main process wraps those arrays
 as tensors without another copy.
 """
+import multiprocessing
 import os
 import pickle
 import queue
@@ -127,6 +128,16 @@ def _seed_worker(seed, base_seed, worker_id):
     np.random.seed(np.random.SeedSequence([base_seed & 0xFFFFFFFF, worker_id]).generate_state(4))
 
 
+def _parent_alive(parent_pid):
+    """Whether the process that started this worker still runs. A worker started through the forkserver is
+    the server's child, so its getppid() is never the DataLoader's process: ask multiprocessing's record of
+    the parent (a pipe that closes when the parent exits) first."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        return parent.is_alive()
+    return os.getppid() == parent_pid
+
+
 def worker_loop(payload, worker_id, num_workers, base_seed, index_queue, result_queue, install_hook, parent_pid):
     """Serve ("task", epoch, idx, index) requests until told to stop (None) or the parent is gone.
 
@@ -159,7 +170,7 @@ def worker_loop(payload, worker_id, num_workers, base_seed, index_queue, result_
         try:
             message = index_queue.get(timeout=_POLL_SECONDS)
         except queue.Empty:
-            if os.getppid() != parent_pid:
+            if not _parent_alive(parent_pid):
                 break
             continue
         if message is None:
