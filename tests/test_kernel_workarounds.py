@@ -203,3 +203,16 @@ def test_backward_from_a_bfloat16_scalar():
     (x * 2).sum().backward()
     assert x.grad.dtype == mt.bfloat16
     np.testing.assert_array_equal(x.grad.float().numpy(), np.full((3, 4), 2.0, np.float32))
+
+
+def test_softmax_family_of_a_zero_dim_tensor_and_dims_out_of_range():
+    import mindnlp_shim.torch.nn.functional as F
+
+    for fn, expected in ((F.softmax, 1.0), (F.softmin, 1.0), (F.log_softmax, 0.0)):
+        x = mt.tensor(0.25, requires_grad=True)
+        y = fn(x, 0, dtype=mt.float64)
+        assert tuple(y.shape) == () and y.dtype == mt.float64 and y.item() == expected
+        y.backward()
+        assert x.grad.item() == 0.0
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            fn(mt.zeros(2, 3), -3)

@@ -240,8 +240,10 @@ _F32_LOWEST = -3.4028234663852886e38
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.astype(dtype)
-    dim = -1 if dim is None else dim
-    if input.dtype == mindspore.float32 and dim in (-1, input.ndim - 1):
+    dim = wrap_dim(-1 if dim is None else dim, input.ndim)
+    if input.ndim == 0:  # (MindSpore's Softmax takes no 0-d input; torch: the one element's weight, 1)
+        return ops.reshape(softmax(input.reshape(1), 0), ())
+    if input.dtype == mindspore.float32 and dim == input.ndim - 1:
         # MindSpore's float32 last-axis softmax kernel corrupts the rows that follow a row of all -inf (measured
         # on CPU: they come out 0 or wrong). With -inf floored to the lowest float such a row gives uniform
         # weights (torch: nan) and every other row is exact.
