@@ -11,14 +11,15 @@ from a script's unguarded top level is refused with the fix instead of running t
 """
 import itertools
 import math
-import sys
 import multiprocessing
 import os
 import pickle
 import queue
+import sys
 import time
 import warnings
 
+from ...._fork_safety import fork_is_safe
 from . import _main_guard, _worker
 from ._collate import default_collate, default_convert
 from ._fetch import make_fetcher
@@ -253,12 +254,10 @@ _REIMPORT_MESSAGE = (
 
 def _start_context(requested):
     """The multiprocessing context for workers: the requested one, else multiprocessing's default as in torch
-    ('fork' on Linux). 'forkserver' gets MindSpore preloaded, so each worker starts in a fraction of a second;
-    'fork' is used only where MindSpore's fork handlers are registered (see mindnlp_shim._fork_safety)."""
+    ('fork' on Linux), used only where MindSpore's fork handlers are registered (see mindnlp_shim._fork_safety),
+    else 'forkserver', whose server process preloads MindSpore."""
     if requested is not None:
         return requested
-    from ...._fork_safety import fork_is_safe
-
     context = multiprocessing.get_context()
     if context.get_start_method() == "fork" and not fork_is_safe():
         context = multiprocessing.get_context("forkserver")
@@ -381,9 +380,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._shutdown_workers()
                 hint = ""
                 if self._start_method != "fork":
-                    hint = (f"; workers started with {self._start_method!r} import the main script again, so a "
-                            f"script whose top level is not under `if __name__ == \"__main__\":` fails in them "
-                            f"(see the worker's error above)")
+                    hint = (f"; a worker started with {self._start_method!r} imports the main script again and "
+                            f"fails if its top level starts a DataLoader outside `if __name__ == \"__main__\":` "
+                            f"(its error, if any, is printed above)")
                 raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(map(str, dead))}) exited unexpectedly"
                                    + hint)
             if self._timeout > 0 and time.monotonic() - started >= self._timeout:
