@@ -216,3 +216,28 @@ def test_softmax_family_of_a_zero_dim_tensor_and_dims_out_of_range():
         assert x.grad.item() == 0.0
         with pytest.raises(IndexError, match="Dimension out of range"):
             fn(mt.zeros(2, 3), -3)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_operand_broadcast_against_an_empty_tensor_gets_a_zero_gradient(dtype):
+    # the broadcast operand's gradient is a sum over an empty tensor: MindSpore's ReduceSum leaves it
+    # uninitialized (nonzero memory from earlier ops shows through)
+    dt = getattr(mt, dtype)
+    for _ in range(5):
+        mt.randn(30, 30) @ mt.randn(30, 30)
+        empty = mt.zeros(3, 0, dtype=dt, requires_grad=True)
+        end = mt.tensor([1.2346], dtype=dt, requires_grad=True)
+        weight = mt.tensor(0.081, dtype=dt, requires_grad=True)
+        (mt.lerp(empty, end, weight).float() * mt.zeros(3, 0)).sum().backward()
+        assert end.grad.float().numpy()[0] == 0 and weight.grad.float().item() == 0
+        for op in (mt.add, mt.sub, mt.mul, mt.div, mt.atan2):
+            other = mt.tensor([2.0], dtype=dt, requires_grad=True)
+            op(empty.detach(), other).sum().backward()
+            assert other.grad.float().numpy()[0] == 0, op.__name__
+
+
+def test_logsumexp_checks_its_dims():
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        mt.logsumexp(mt.zeros(0, 0), 2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        mt.logsumexp(mt.zeros(2, 3), (0, -3))

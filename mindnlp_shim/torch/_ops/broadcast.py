@@ -29,6 +29,16 @@ def expanded(tensor, shape):
     return ops.tile(tensor, tuple(s if o == 1 else 1 for o, s in zip(own, shape)))
 
 
+def _empty_at(tensor, shape):
+    """An empty `shape` standing for `tensor` broadcast to it, with a zero gradient to `tensor`: the gradient
+    of a broadcast operand is summed with MindSpore's ReduceSum, which leaves its output uninitialized when the
+    summed tensor is empty (torch: zeros). The zero is a sum over the operand plus one element, times 0."""
+    if tensor._shape == shape:
+        return tensor
+    anchor = ops.mul(ops.sum(ops.concat((ops.reshape(tensor, (-1,)), ops.zeros((1,), tensor.dtype)))), 0)
+    return ops.add(ops.zeros(shape, tensor.dtype), anchor)
+
+
 def _result_shape(a, b):
     if len(a) < len(b):
         a = (1,) * (len(b) - len(a)) + a
@@ -53,6 +63,8 @@ def tiled_operands(input, other):
     shape = _result_shape(a, b)
     if shape is None:
         return input, other
+    if 0 in shape:
+        return _empty_at(input, shape), _empty_at(other, shape)
     size = 1
     for s in shape:
         size *= s

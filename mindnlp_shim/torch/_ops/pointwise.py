@@ -385,7 +385,7 @@ def where(condition, input=None, other=None, *, out=None):
 def lerp(input, end, weight, *, out=None):
     if out is not None:
         return write_out(out, lerp(input, end, weight), "lerp")
-    diff = ops.sub(end, input)
+    diff = ops.sub(*tiled_operands(end, input))
     if not isinstance(weight, TensorPy):
         # a Python weight in the tensors' dtype (MindSpore would take it as float32: float64 loses digits,
         # float16 widens)

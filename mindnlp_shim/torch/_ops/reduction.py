@@ -211,6 +211,8 @@ def std_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
 def logsumexp(input, dim, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, logsumexp(input, dim, keepdim), "logsumexp")
+    for d in (dim if isinstance(dim, (list, tuple)) else () if dim is None else (dim,)):
+        wrap_dim(d, input.ndim)  # (torch's IndexError; MindSpore's kernel ignores a dim out of range on empty input)
     if input.numel() == 0:  # the log of an empty sum: -inf (MindSpore's kernel reads no elements and returns junk)
         return ops.log(sum(ops.exp(input), dim, keepdim))
     return ops.logsumexp(input, _dim_tuple(dim), keepdim)
