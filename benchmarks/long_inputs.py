@@ -68,7 +68,18 @@ def make_inputs(batch, seq, vocab_size, seed=0):
     return input_ids, attention_mask, labels
 
 
+def cap_address_space(gib):
+    """Limit this process's address space, so that a run too large for the machine fails with an allocation
+    error instead of drawing the kernel's OOM killer onto other processes."""
+    import resource
+
+    if gib > 0:
+        limit = int(gib * 2 ** 30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 def run_child(args):
+    cap_address_space(args.memory_cap_gib)
     if args.impl == "ours":
         sys.path.insert(0, REPO_ROOT)  # measure the checkout this file belongs to
         import mindnlp  # noqa: F401  (before torch and transformers)
@@ -113,6 +124,8 @@ def parse_arguments(argv=None):
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument("--timeout", type=float, default=900, help="seconds before a child counts as failed")
     parser.add_argument("--verbose", action="store_true", help="show the children's stderr")
+    parser.add_argument("--memory-cap-gib", type=float, default=16.0,
+                        help="address-space limit of each child (0: none); a run over it is reported as failed")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--impl", choices=IMPLS, help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=MODES, help=argparse.SUPPRESS)
@@ -147,7 +160,7 @@ def main(argv=None):
             row = {"mode": mode, "batch": args.batch, "seq": seq}
             for impl in impls:
                 child = [os.path.basename(__file__), "--child", "--impl", impl, "--mode", mode,
-                         "--batch", str(args.batch), "--seq", str(seq)]
+                         "--batch", str(args.batch), "--seq", str(seq), "--memory-cap-gib", str(args.memory_cap_gib)]
                 row[impl] = _runner.run_child(child, args.timeout, args.verbose)
                 r = row[impl]
                 print(f"  {mode} {args.batch}x{seq} {impl}: " +
@@ -163,12 +176,18 @@ def main(argv=None):
         cells = [row["mode"], f"{row['batch']}x{row['seq']}"]
         for impl in impls:
             r = row[impl]
-            cells.append("failed: " + r["error"][:60] if "error" in r else
-                         f"{r['peak_rss_mb']:.0f} ({r['rss_before_mb']:.0f}, {r['seconds']:.1f})")
+            if "error" not in r:
+                cells.append(f"{r['peak_rss_mb']:.0f} ({r['rss_before_mb']:.0f}, {r['seconds']:.1f})")
+            elif any(text in r["error"] for text in ("can't allocate memory", " out of memory.")):
+                cells.append(f"over the {args.memory_cap_gib:g} GiB cap")
+            else:
+                cells.append("failed: " + r["error"][:60])
         cells.append(f"{row['ratio']:.2f}x" if "ratio" in row else "-")
         lines.append(cells)
     _runner.print_markdown(lines)
-    print(f"load average {load_start:.2f} at the start, {load_end:.2f} at the end")
+    print(f"peak RSS is the child's VmHWM (interpreter, frameworks, model, activations); each child's address "
+          f"space capped at {args.memory_cap_gib:g} GiB; load average {load_start:.2f} at the start, "
+          f"{load_end:.2f} at the end")
     if args.json:
         _runner.write_json(args.json, {"records": records, "load_start": load_start, "load_end": load_end})
     return 0 if all("error" not in row[impl] for row in records for impl in impls) else 1

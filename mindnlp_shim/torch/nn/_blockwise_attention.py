@@ -179,12 +179,13 @@ def _with_attended(plan, tensor):
     return tensor if plan.attended is None else ops.mul(tensor, expanded(plan.attended, tensor._shape))
 
 
-def _forward(plan, scaled_query, key, value, rng):
+def _forward(plan, query, key, value, scale, rng):
     outputs = []
     for e, (query_entries, key_entries, value_entries) in enumerate(zip(
-            plan.split_entries(scaled_query), plan.split_entries(key), plan.split_entries(value))):
+            plan.split_entries(query), plan.split_entries(key), plan.split_entries(value))):
         for r, query_block in enumerate(plan.split_rows(query_entries)):
-            weights = _block_weights(plan, e, r, query_block, key_entries)
+            # scaled per block: a dense block for BatchMatMul, and no scaled copy of the whole query
+            weights = _block_weights(plan, e, r, ops.mul(query_block, scale), key_entries)
             if rng is not None:
                 weights = ops.mul(weights, _dropout_factor(plan, rng, weights._shape))
             outputs.append(_bmm(weights, value_entries))
@@ -197,26 +198,27 @@ def _forward(plan, scaled_query, key, value, rng):
 class _BlockwiseAttention(Function):
     @staticmethod
     def forward(ctx, query, key, value, scale, plan, generator_np):
-        scaled_query = ops.mul(dense_copy(query), scale)
+        # k and v dense (BatchMatMul is several times faster on dense operands); q is read block by block
         key, value = dense_copy(key), dense_copy(value)
-        ctx.save_for_backward(scaled_query, key, value)
+        ctx.save_for_backward(query, key, value)
         ctx.scale, ctx.plan = scale, plan
         ctx.generator_np = generator_np
-        return _forward(plan, scaled_query, key, value, generator_np if plan.dropout_p > 0.0 else None)
+        return _forward(plan, query, key, value, scale, generator_np if plan.dropout_p > 0.0 else None)
 
     @staticmethod
     def backward(ctx, grad):
-        scaled_query, key, value = ctx.saved_tensors
+        query, key, value = ctx.saved_tensors
         plan = ctx.plan
         grad = _with_attended(plan, dense_copy(grad))
         rng = plan.replay_generator(ctx.generator_np) if plan.dropout_p > 0.0 else None
         grad_query, grad_key, grad_value = [], [], []
         for e, (query_entries, key_entries, value_entries, grad_entries) in enumerate(zip(
-                plan.split_entries(scaled_query), plan.split_entries(key), plan.split_entries(value),
+                plan.split_entries(query), plan.split_entries(key), plan.split_entries(value),
                 plan.split_entries(grad))):
             entry_grad_key = entry_grad_value = None
             for r, (query_block, grad_block) in enumerate(zip(plan.split_rows(query_entries),
                                                               plan.split_rows(grad_entries))):
+                query_block = ops.mul(query_block, ctx.scale)
                 weights = _block_weights(plan, e, r, query_block, key_entries)
                 grad_weights = _bmm_b_transposed(grad_block, value_entries)  # gradient of the dropped-out weights
                 if rng is None:
@@ -252,5 +254,4 @@ def attention(query, key, value, attn_mask, is_causal, scale, dropout_p, generat
         plan.start_dropout(generator_np)
     if records:
         return _BlockwiseAttention.apply(query, key, value, scale, plan, generator_np)
-    scaled_query = ops.mul(dense_copy(query), scale)
-    return _forward(plan, scaled_query, dense_copy(key), dense_copy(value), generator_np if dropout_p > 0.0 else None)
+    return _forward(plan, query, dense_copy(key), dense_copy(value), scale, generator_np if dropout_p > 0.0 else None)

@@ -167,9 +167,14 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 _draw_scratch = threading.local()  # per thread: models run in several threads must not share it
 
 
+# Draws of up to this many elements go through one reused scratch array (64 MB of float32); larger ones are drawn
+# in pieces of this size, so a long input's dropout never holds (or keeps, in the scratch) a full float32 copy.
+_SCRATCH_ELEMENTS = 1 << 24
+
+
 def _uniform_scratch(shape):
-    """A float32 array of `shape` to draw into, reused between calls (a fresh 12 MB array per attention dropout
-    cost its page faults again: 20 ms per MiniLM step)."""
+    """A float32 array of `shape` (at most _SCRATCH_ELEMENTS elements) to draw into, reused between calls (a fresh
+    12 MB array per attention dropout cost its page faults again: 20 ms per MiniLM step)."""
     count = math.prod(shape)
     buffer = getattr(_draw_scratch, "buffer", None)
     if buffer is None or buffer.size < count:
@@ -183,14 +188,23 @@ def _keep_bools(shape, p, generator=None):
 
 
 def _keep_bools_from(rng, shape, p):
-    """`_keep_bools` drawn from the NumPy generator `rng`."""
+    """`_keep_bools` drawn from the NumPy generator `rng` (in C order; a large draw in pieces gives the same
+    values as one draw)."""
     shape = tuple(shape)
-    return rng.random(shape, dtype=np.float32, out=_uniform_scratch(shape)) >= p
+    count = math.prod(shape)
+    if count <= _SCRATCH_ELEMENTS:
+        return rng.random(shape, dtype=np.float32, out=_uniform_scratch(shape)) >= p
+    keep = np.empty(count, dtype=np.bool_)
+    for start in range(0, count, _SCRATCH_ELEMENTS):
+        piece = min(_SCRATCH_ELEMENTS, count - start)
+        np.greater_equal(rng.random(piece, dtype=np.float32, out=_uniform_scratch((piece,))), p,
+                         out=keep[start:start + piece])
+    return keep.reshape(shape)
 
 
 def _keep_mask(shape, p, dtype, generator=None):
     keep = _keep_bools(shape, p, generator)
-    scaled = keep.astype(np.float32) * np.float32(1.0 / (1.0 - p))
+    scaled = np.multiply(keep, np.float32(1.0 / (1.0 - p)), dtype=np.float32)  # (one float32 array, not two)
     mask = Tensor.from_numpy(scaled)
     return mask if dtype == mindspore.float32 else ops.cast(mask, dtype)
 
