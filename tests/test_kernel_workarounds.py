@@ -241,3 +241,11 @@ def test_logsumexp_checks_its_dims():
         mt.logsumexp(mt.zeros(0, 0), 2)
     with pytest.raises(IndexError, match="Dimension out of range"):
         mt.logsumexp(mt.zeros(2, 3), (0, -3))
+
+
+def test_cat_of_one_tensor_is_a_new_tensor():
+    x = mt.tensor([1.0, 2.0])
+    for tensors in ([x], [mt.zeros(0), x], [x, mt.zeros(0, dtype=mt.int64)]):
+        out = mt.cat(tensors)
+        out.add_(1)
+        np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])  # torch's cat never returns its input

@@ -258,10 +258,8 @@ def cat(tensors, dim=0, *, out=None):
     # torch skips 1-D empty tensors when concatenating, after they took part in the result dtype
     tensors = _promote_all(tensors)
     nonempty = [t for t in tensors if t._shape != (0,)]
-    if not nonempty:
-        return tensors[0]
-    if len(nonempty) == 1:
-        return nonempty[0]
+    if len(nonempty) <= 1:
+        return _cat_of_one(nonempty[0] if nonempty else tensors[0], tensors)
     ndim = len(nonempty[0]._shape)
     for t in nonempty[1:]:
         if len(t._shape) != ndim:
@@ -270,6 +268,14 @@ def cat(tensors, dim=0, *, out=None):
 
 
 concat = concatenate = cat
+
+
+def _cat_of_one(kept, tensors):
+    """cat of one tensor after the skipped empty ones: a new tensor (cat never returns its input, so writes to
+    the result must not reach it)."""
+    from .._tensor import clone
+
+    return clone(kept) if 0 not in kept._shape else ops.zeros(kept._shape, kept._dtype)  # (no Clone kernel for empty)
 
 
 def _cat_out(result, out, name):
