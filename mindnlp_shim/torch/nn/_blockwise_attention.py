@@ -13,7 +13,9 @@ Masks are never expanded to the score shape: a boolean or additive mask is cut i
 Under autograd it is one Function that keeps q, k, v and the mask (O(L) memory, as the inputs themselves) and, in
 the backward, recomputes each block's weights and applies the softmax gradient block by block. Dropout draws a
 block's keep mask as the block is computed; the backward redraws the same masks by replaying the random
-generator from its saved state, so nothing of size L x S is kept.
+generator from its saved state, so nothing of size L x S is kept. (That redraw is the price: a MiniLM-sized
+forward + backward in train mode at 8 x 512 and 16 x 256 tokens measured 4% slower than the one-expression
+Function of `_lean_backward`, which keeps its dropout mask; the forward alone is as fast or faster.)
 """
 import numpy as np
 import mindspore
@@ -25,8 +27,8 @@ from .._ops.dense import dense_copy
 from .._ops.sums import sum_last_axis
 from ..autograd.function import Function
 
-# Attention takes this path when its scores have more elements than this (32 MB of float32): shorter inputs
-# keep the one-expression path, which is as lean at their size and has no per-block launches.
+# Attention takes this path when its scores have at least this many elements (32 MB of float32): shorter inputs
+# (the MiniLM Trainer step's 16 x 12 x 128 x 128 is 3 M) keep the one-expression path, lean enough at their size.
 BLOCKWISE_FROM_ELEMENTS = 1 << 23
 # Elements of one block's scores (8 MB of float32). A forward with dropout holds about 6 block-sized tensors at
 # once and its backward about 14 (measured: 51 and 113 MB at 1 x 12 x 2048 x 32, twice that with 16 MB blocks):
