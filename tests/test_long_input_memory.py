@@ -105,6 +105,21 @@ def test_blockwise_values_and_gradients_equal_real_torch(small_blocks, kind, dty
         assert not ours[0][row].any() and not ours[1][row].any()
 
 
+@pytest.mark.parametrize("kind", ["bool_fully_masked_row", "float_fully_masked_row"])
+def test_short_inputs_float64_fully_masked_rows_equal_real_torch(kind):
+    """The one-expression path (inputs below the threshold) floors -inf with float64's lowest value as a float64
+    tensor: as a Python float MindSpore rounded it to float32, i.e. -inf, and the row came out NaN."""
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal((B, H, L, E)), rng.standard_normal((B, H, S, E)), rng.standard_normal((B, H, S, EV))]
+    mask = _mask(kind, rng)
+    grad_out = rng.standard_normal((B, H, L, EV))
+    assert not blockwise.applies(*[mt.zeros(a.shape) for a in arrays], None)
+    ours = _attention(mt, arrays, np.float64, mask, kind, grad_out)
+    theirs = _attention(rt, arrays, np.float64, mask, kind, grad_out)
+    for got, want in zip(ours, theirs):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [np.float16])
 @pytest.mark.parametrize("kind", ["bool", "causal"])
 def test_blockwise_half_precision_within_half_tolerance(small_blocks, dtype, kind):
