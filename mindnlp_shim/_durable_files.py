@@ -104,28 +104,27 @@ def retire_folder(path, rmtree=None):
 def remove_stale_temp_files(folder):
     """Delete torch.save temporaries left in `folder` by a writer that was killed; returns their names."""
     removed = []
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return removed
-    for name in names:
-        path = os.path.join(folder, name)
+    for name, path in _entries(folder):
         if TORCH_SAVE_TEMP.match(name) and os.path.isfile(path) and not os.path.islink(path):
             os.unlink(path)
             removed.append(name)
     return removed
 
 
+def _entries(folder):
+    """(name, path) of each entry directly in `folder`; none if the folder is gone."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    return [(name, os.path.join(folder, name)) for name in names]
+
+
 def remove_leftovers(folder, hidden_folder_pattern):
     """Delete what interrupted writers left directly in `folder`: hidden folders whose names match
     `hidden_folder_pattern` (staged or retired ones) and torch.save temporaries. Returns the names removed."""
     removed = remove_stale_temp_files(folder)
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return removed
-    for name in names:
-        path = os.path.join(folder, name)
+    for name, path in _entries(folder):
         if hidden_folder_pattern.match(name) and os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(name)

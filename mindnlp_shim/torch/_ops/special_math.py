@@ -85,24 +85,36 @@ atanh = arctanh = _floating_op(lambda input: ops.atanh(input))
 _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 
 
+def _raised_to_ten(x, term):
+    """(reflect, y, shift) for the polygamma recurrences: `reflect` marks x < 0.5, where 1 - x is used
+    instead; y is that raised by 1 until it is at least 10, and shift the sum of term(y) over the steps taken."""
+    reflect = x < 0.5
+    y = np.where(reflect, 1.0 - x, x)
+    shift = np.zeros_like(y)
+    for _ in range(10):
+        small = y < 10.0
+        shift += np.where(small, term(y), 0.0)
+        y = np.where(small, y + 1.0, y)
+    return reflect, y, shift
+
+
+def _even_series(coefficients, y):
+    """sum_k coefficients[k] / y^(2k+2), by Horner's rule in 1/y^2."""
+    inv2 = 1.0 / (y * y)
+    series = np.zeros_like(y)
+    for c in reversed(coefficients):
+        series = (series + c) * inv2
+    return series
+
+
 def _digamma_host64(x):
     """ψ(x) of a float64 array, to about 1 ulp: the recurrence ψ(x) = ψ(x + 1) - 1/x up to x >= 10, then the
     asymptotic series; below 0.5 the reflection ψ(x) = ψ(1 - x) - π / tan(πx). torch's values at the poles:
     -inf at +0, +inf at -0, NaN at negative integers and -inf."""
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
-        reflect = x < 0.5
-        y = np.where(reflect, 1.0 - x, x)
-        shift = np.zeros_like(y)
-        for _ in range(10):
-            small = y < 10.0
-            shift -= np.where(small, 1.0 / y, 0.0)
-            y = np.where(small, y + 1.0, y)
-        inv2 = 1.0 / (y * y)
-        series = np.zeros_like(y)
-        for c in reversed(_DIGAMMA_SERIES):
-            series = (series + c) * inv2
-        out = np.log(y) - 0.5 / y - series + shift
+        reflect, y, shift = _raised_to_ten(x, lambda y: -1.0 / y)
+        out = np.log(y) - 0.5 / y - _even_series(_DIGAMMA_SERIES, y) + shift
         # (tan has period π: reduce x first so that large |x| keeps its fractional part exactly)
         out = np.where(reflect, out - np.pi / np.tan(np.pi * (x - np.floor(x))), out)
         out = np.where(x == 0, np.where(np.signbit(x), np.inf, -np.inf), out)
@@ -119,19 +131,8 @@ def _trigamma_host64(x):
     series; below 0.5 the reflection ψ'(x) = π^2 / sin^2(πx) - ψ'(1 - x). +inf at the poles (x = 0, -1, ...)."""
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
-        reflect = x < 0.5
-        y = np.where(reflect, 1.0 - x, x)
-        shift = np.zeros_like(y)
-        for _ in range(10):
-            small = y < 10.0
-            shift += np.where(small, 1.0 / (y * y), 0.0)
-            y = np.where(small, y + 1.0, y)
-        inv = 1.0 / y
-        inv2 = inv * inv
-        series = np.zeros_like(y)
-        for c in reversed(_TRIGAMMA_SERIES):
-            series = (series + c) * inv2
-        out = inv + 0.5 * inv2 + series * inv + shift
+        reflect, y, shift = _raised_to_ten(x, lambda y: 1.0 / (y * y))
+        out = 1.0 / y + 0.5 / (y * y) + _even_series(_TRIGAMMA_SERIES, y) / y + shift
         sine = np.sin(np.pi * (x - np.floor(x)))
         out = np.where(reflect, np.pi * np.pi / (sine * sine) - out, out)
         out = np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
