@@ -171,6 +171,11 @@ def _write_result(self, value, check_overlap=True):
             _util.dtype_category(value.dtype) > _util.dtype_category(self.dtype):
         raise RuntimeError(f"result type {_TORCH_TYPE_NAMES.get(value.dtype, value.dtype)} can't be cast to the "
                            f"desired output type {_TORCH_TYPE_NAMES.get(self.dtype, self.dtype)}")
+    if isinstance(value, Tensor) and value._shape != self._shape:
+        # an in-place op's result has the receiver's shape: broadcasting may not grow it (the write would
+        # otherwise squeeze a (1, 1) result into a (1,) receiver without a word)
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape "
+                           f"{list(value.shape)}")
     if getattr(self, "_is_data_alias", False):
         return _tensor.outside_autograd(_inplace.assign, self, value, value_is_fresh=True,
                                         check_overlap=check_overlap)

@@ -36,6 +36,8 @@ def index_select(input, dim, index, *, out=None):
     if index.ndim > 1:
         raise IndexError(f"index_select(): Index is supposed to be a vector, but got dim: {index.ndim}")
     size = input.shape[dim] if input.ndim else 1
+    if size == 0 and input.ndim > 1 and index.numel():
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")  # (torch's check first)
     if any_outside(index, size):
         low, high = index_range(index)
         # (torch's CPU kernel: IndexError along dim 0, RuntimeError along the others)
