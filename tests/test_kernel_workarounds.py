@@ -249,3 +249,13 @@ def test_cat_of_one_tensor_is_a_new_tensor():
         out = mt.cat(tensors)
         out.add_(1)
         np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])  # torch's cat never returns its input
+
+
+@pytest.mark.parametrize("method", ["add_", "true_divide_", "mul_", "remainder_", "__iadd__", "__itruediv__"])
+def test_inplace_op_refuses_a_result_larger_than_its_receiver(method):
+    x = mt.ones(1)
+    with pytest.raises(RuntimeError, match=r"output with shape \[1\] doesn't match the broadcast shape \[1, 1\]"):
+        getattr(x, method)(mt.ones(1, 1))
+    y = mt.ones(2, 3)
+    getattr(y, method)(mt.full((3,), 2.0))  # broadcasting to the receiver's shape stays allowed
+    assert tuple(y.shape) == (2, 3)
