@@ -175,3 +175,12 @@ def timing_result(seconds, losses):
         "median_s": statistics.median(seconds),
         "losses": losses,
     }
+
+
+def status_mb(field):
+    """A memory figure of this process from /proc/self/status, in MB (VmRSS: now, VmHWM: the peak so far)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024.0
+    return None

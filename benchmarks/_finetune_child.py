@@ -11,18 +11,11 @@ import sys
 import tempfile
 import time
 
+from _common import status_mb  # (this script's folder is first on sys.path)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(HERE)
 DATA_DIR = os.path.join(REPO_ROOT, "examples", "data", "sentiment")
-
-
-def status_mb(field):
-    """A memory figure of this process from /proc/self/status, in MB (VmRSS: now, VmHWM: the peak so far)."""
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024.0
-    return None
 
 
 def parse_arguments():

@@ -28,15 +28,6 @@ CONFIG = dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, inte
               vocab_size=30522, max_position_embeddings=2048, type_vocab_size=2, num_labels=2)
 
 
-def status_mb(field):
-    """A memory figure of this process from /proc/self/status, in MB (VmRSS: now, VmHWM: the peak so far)."""
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024.0
-    return None
-
-
 def seeded_weights(model, torch, seed=0):
     """Every parameter from one NumPy generator, in name order: normal(0, 0.02) for matrices and embeddings,
     ones for layer-norm scales, zeros for biases (BERT's own initialisation, reproducible across frameworks)."""
@@ -79,6 +70,8 @@ def cap_address_space(gib):
 
 
 def run_child(args):
+    from _common import status_mb  # (main() put this folder on sys.path)
+
     cap_address_space(args.memory_cap_gib)
     if args.impl == "ours":
         sys.path.insert(0, REPO_ROOT)  # measure the checkout this file belongs to
