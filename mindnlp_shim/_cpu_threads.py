@@ -4,6 +4,7 @@ Kept outside `mindnlp_shim.torch` so that code measuring plain MindSpore (the be
 same placement without installing the shim.
 """
 import os
+import time
 
 import mindspore
 
@@ -25,6 +26,24 @@ def pin_kernel_threads():
     from mindspore import ops
 
     ops.add(mindspore.Tensor(0.0), 1.0)  # MindSpore starts its dispatch and kernel threads at the first op
+    # a thread names itself after it starts: on a busy machine the names can lag the op by some milliseconds
+    for _ in range(200):
+        actors, workers = _runtime_threads(tasks)
+        if actors and workers:
+            break
+        time.sleep(0.001)
+    try:
+        for tid in actors:
+            os.sched_setaffinity(tid, {cpus[0]})
+        for index, tid in enumerate(sorted(workers)):
+            os.sched_setaffinity(tid, {cpus[1 + index % (len(cpus) - 1)]})
+    except OSError:
+        return []  # not permitted here: the threads keep the process's cores
+    return actors + workers
+
+
+def _runtime_threads(tasks):
+    """The thread ids of MindSpore's ActorThreads and KernelThreads in this process."""
     actors, workers = [], []
     for tid in os.listdir(tasks):
         try:
@@ -36,14 +55,7 @@ def pin_kernel_threads():
             actors.append(int(tid))
         elif name.startswith("KernelThread"):
             workers.append(int(tid))
-    try:
-        for tid in actors:
-            os.sched_setaffinity(tid, {cpus[0]})
-        for index, tid in enumerate(sorted(workers)):
-            os.sched_setaffinity(tid, {cpus[1 + index % (len(cpus) - 1)]})
-    except OSError:
-        return []  # not permitted here: the threads keep the process's cores
-    return actors + workers
+    return actors, workers
 
 
 def _shares_the_cores():
