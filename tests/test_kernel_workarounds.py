@@ -259,3 +259,17 @@ def test_inplace_op_refuses_a_result_larger_than_its_receiver(method):
     y = mt.ones(2, 3)
     getattr(y, method)(mt.full((3,), 2.0))  # broadcasting to the receiver's shape stays allowed
     assert tuple(y.shape) == (2, 3)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_where_and_xlogy_with_an_empty_result_give_zero_gradients(dtype):
+    dt = getattr(mt, dtype)
+    for _ in range(5):
+        mt.randn(30, 30) @ mt.randn(30, 30)
+        x = mt.zeros(0, 3, dtype=dt, requires_grad=True)
+        y = mt.tensor(0.7, dtype=dt, requires_grad=True)
+        (mt.xlogy(x, y).float() * mt.zeros(0, 3)).sum().backward()
+        assert y.grad.float().item() == 0
+        c = mt.tensor(1.5, dtype=dt, requires_grad=True)
+        mt.where(mt.zeros(0, 3, dtype=mt.bool), c, mt.zeros(0, 3, dtype=dt)).sum().backward()
+        assert c.grad.float().item() == 0

@@ -453,8 +453,6 @@ KNOWN = [
           "torch raises RuntimeError: output with shape [1] doesn't match the broadcast shape [1, 1]; the shim ValueError: For primitive [BroadcastTo]: in"),
     Known(['Tensor.isclose', 'torch.isclose'], '0d_grad', ['no-raise'],
           'torch raises RuntimeError: Float did not match Double; the shim returns'),
-    Known(['torch.xlogy'], 'empty_grad', ['grad'],
-          'grad[1]: 1 of 2 elements differ, e.g. at (0,): shim 0.1377 torch 0.0 (rtol 0.002, atol 0.002)'),
     Known(['Tensor.logical_not_'], 'int_input', ['raises'],
           'torch returns; the shim raises RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. '),
     Known(['Tensor.masked_fill_'], 'python_scalar', ['exception-type'],

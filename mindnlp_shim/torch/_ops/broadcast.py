@@ -39,6 +39,22 @@ def _empty_at(tensor, shape):
     return ops.add(ops.zeros(shape, tensor.dtype), anchor)
 
 
+def empty_broadcast(*operands):
+    """`operands` of an elementwise op (tensors or scalars), with each floating tensor replaced by `_empty_at`
+    when their broadcast shape is empty and its own shape differs; unchanged otherwise."""
+    shapes = [t._shape for t in operands if type(t) is Tensor]
+    if len(set(shapes)) < 2:
+        return operands
+    shape = shapes[0]
+    for other in shapes[1:]:
+        shape = _result_shape(tuple(shape), tuple(other))
+        if shape is None:
+            return operands  # not broadcastable: the kernel raises its error
+    if 0 not in shape:
+        return operands
+    return tuple(_empty_at(t, shape) if type(t) is Tensor and t._dtype in _FLOATING else t for t in operands)
+
+
 def _result_shape(a, b):
     if len(a) < len(b):
         a = (1,) * (len(b) - len(a)) + a

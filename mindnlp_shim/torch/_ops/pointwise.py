@@ -8,7 +8,7 @@ from . import _promotion
 from ..autograd.function import Function
 from ._host_math import accurate_unary
 from ._util import Tensor, write_out
-from .broadcast import tiled_operands
+from .broadcast import empty_broadcast, tiled_operands
 
 
 def _scalar_of(x):
@@ -379,7 +379,7 @@ def where(condition, input=None, other=None, *, out=None):
         from .indexing import nonzero
 
         return nonzero(condition, as_tuple=True)
-    return ops.where(condition, input, other)
+    return ops.where(*empty_broadcast(condition, input, other))
 
 
 def lerp(input, end, weight, *, out=None):
@@ -390,7 +390,7 @@ def lerp(input, end, weight, *, out=None):
         # a Python weight in the tensors' dtype (MindSpore would take it as float32: float64 loses digits,
         # float16 widens)
         weight = Tensor(float(weight), diff.dtype)
-    return ops.add(input, ops.mul(diff, weight))
+    return ops.add(input, ops.mul(*tiled_operands(diff, weight)))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
