@@ -10,5 +10,12 @@ from .adamw import AdamW
 from .sgd import SGD
 from .adagrad import Adagrad
 from .rmsprop import RMSprop
+from .adamax import Adamax
+from .nadam import NAdam
+from .radam import RAdam
+from .adadelta import Adadelta
+from .asgd import ASGD
+from .rprop import Rprop
 
-__all__ = ["Optimizer", "Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "lr_scheduler"]
+__all__ = ["Optimizer", "Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop",
+           "lr_scheduler"]
