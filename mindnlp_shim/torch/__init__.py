@@ -17,6 +17,7 @@ from ._ops import indexing as _indexing
 from ._ops import (special_math as _special_math, statistics as _statistics, matrix as _matrix,  # noqa: E402
                    placement as _placement)
 from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cross  # noqa: F401
+from ._ops.buffers import frombuffer  # noqa: F401
 from ._ops.random import (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal,  # noqa: F401
                           bernoulli, multinomial)
 from ._functions import *  # noqa: F401,F403
@@ -55,7 +56,15 @@ _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distribu
                "package", "sparse", "quantization", "ao", "masked", "signal", "nested", "functional")
 
 
+# torch names whose one definition lives in a lazily imported submodule (torch's are the same objects)
+_LAZY_ALIASES = {"cosine_similarity": "nn.functional"}
+
+
 def __getattr__(name):
+    if name in _LAZY_ALIASES:
+        value = getattr(_importlib.import_module(f"{__name__}.{_LAZY_ALIASES[name]}"), name)
+        globals()[name] = value  # later lookups skip this hook
+        return value
     if name in _SUBMODULES:
         try:
             return _importlib.import_module(f"{__name__}.{name}")

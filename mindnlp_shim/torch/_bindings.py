@@ -5,6 +5,7 @@ from mindspore.graph.api import _pynative_executor
 
 from . import _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
+from ._ops import buffers
 
 Tensor = mindspore.Tensor
 
@@ -96,7 +97,7 @@ METHODS = {
     "repeat_interleave": sh.repeat_interleave, "split": sh.split, "split_with_sizes": sh.split_with_sizes,
     "chunk": sh.chunk, "tensor_split": sh.tensor_split, "unbind": sh.unbind, "narrow": sh.narrow,
     "select": sh.select, "flip": sh.flip, "roll": sh.roll, "tril": sh.tril, "triu": sh.triu,
-    "diagonal": sh.diagonal, "contiguous": sh.contiguous,
+    "diagonal": sh.diagonal, "contiguous": sh.contiguous, "to_dense": buffers.to_dense,
     # indexing
     "index_select": indexing.index_select, "gather": indexing.gather, "scatter": indexing.scatter,
     "scatter_add": indexing.scatter_add, "index_add": indexing.index_add, "index_fill": indexing.index_fill,

@@ -173,32 +173,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return model
 
 
-class _LegacyTensorType(type):
-    def __instancecheck__(cls, obj):
-        return isinstance(obj, mindspore.Tensor) and obj.dtype == cls._dtype
-
-
-def _legacy(name, dt):
-    def __new__(cls, *args):
-        from ._ops.creation import tensor, empty
-
-        if len(args) == 1 and not isinstance(args[0], int):
-            return tensor(args[0], dtype=dt)
-        return empty(*args, dtype=dt)
-
-    return _LegacyTensorType(name, (), {"_dtype": dt, "__new__": __new__})
-
-
-FloatTensor = _legacy("FloatTensor", mindspore.float32)
-DoubleTensor = _legacy("DoubleTensor", mindspore.float64)
-HalfTensor = _legacy("HalfTensor", mindspore.float16)
-BFloat16Tensor = _legacy("BFloat16Tensor", mindspore.bfloat16)
-LongTensor = _legacy("LongTensor", mindspore.int64)
-IntTensor = _legacy("IntTensor", mindspore.int32)
-ShortTensor = _legacy("ShortTensor", mindspore.int16)
-CharTensor = _legacy("CharTensor", mindspore.int8)
-ByteTensor = _legacy("ByteTensor", mindspore.uint8)
-BoolTensor = _legacy("BoolTensor", mindspore.bool_)
+from ._legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor,  # noqa: E402
+                            IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor)
 Storage = TypedStorage = _tensor.UntypedStorage
 
 

@@ -75,8 +75,12 @@ def _assert(condition, message):
         raise AssertionError(message)
 
 
+# torch's device-agnostic stream type: code names it in annotations; MindSpore's streams are not torch streams
+Stream = placeholder_type("torch.Stream")
+
 # top-level `torch.<name>` attributes served by torch/__init__.py's module __getattr__
 TORCH_ATTRIBUTES = {
+    "Stream": Stream,
     "contiguous_format": contiguous_format, "preserve_format": preserve_format, "channels_last": channels_last,
     "channels_last_3d": channels_last_3d, "_assert": _assert,
     "svd_lowrank": unsupported("svd_lowrank", "no randomized SVD is implemented"),

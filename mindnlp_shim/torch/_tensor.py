@@ -221,21 +221,13 @@ def _cast_to(dtype):
 
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):
+    """`t.type()`: the legacy type name ('torch.FloatTensor'); `t.type(x)`: `t` converted to x, a legacy class
+    (torch.LongTensor), its name or a dtype."""
+    from . import _legacy_types
+
     if dtype is None:
-        return _LEGACY_TYPE_NAMES.get(self.dtype, "torch.Tensor")
-    if isinstance(dtype, str):
-        inverse = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
-        if dtype not in inverse:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = inverse[dtype]
-    return to(self, dtype)
-
-
-_LEGACY_TYPE_NAMES = {mindspore.float32: "torch.FloatTensor", mindspore.float64: "torch.DoubleTensor",
-                      mindspore.float16: "torch.HalfTensor", mindspore.bfloat16: "torch.BFloat16Tensor",
-                      mindspore.int64: "torch.LongTensor", mindspore.int32: "torch.IntTensor",
-                      mindspore.int16: "torch.ShortTensor", mindspore.int8: "torch.CharTensor",
-                      mindspore.uint8: "torch.ByteTensor", mindspore.bool_: "torch.BoolTensor"}
+        return _legacy_types.TYPE_NAMES.get(self.dtype, "torch.Tensor")
+    return to(self, _legacy_types.dtype_of(dtype))
 
 
 def type_as(self, other):

@@ -22,6 +22,7 @@ instead, as torch's reentrant variant does).
 """
 import collections.abc
 import contextlib
+import enum
 import functools
 import warnings
 
@@ -237,7 +238,41 @@ def _noop_context():
     yield
 
 
-def create_selective_checkpoint_contexts(*args, **kwargs):
+class CheckpointPolicy(enum.Enum):
+    """What a selective-checkpoint policy answers for one op: keep its output or recompute it."""
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
     """Selective checkpointing saves some ops' outputs instead of recomputing them; here every op of the
     region is recomputed, which gives the same gradients (it only saves less time)."""
+    if not (callable(policy_fn_or_list) or isinstance(policy_fn_or_list, (list, tuple))):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
     return _noop_context(), _noop_context()
+
+
+# ---------------------------------------------------------------- device RNG states
+def get_device_states(*args):
+    """(device indices, RNG states) for the accelerator devices the tensors in `args` live on.
+
+    CPU tensors contribute nothing (their RNG state is `torch.get_rng_state()`, saved separately by callers).
+    On a GPU/Ascend target every random op of the shim draws from the one generator, so each device's state
+    is that generator's state."""
+    from .._device import PROCESS_DEVICE
+
+    tensors = []
+    _flatten(args, tensors)
+    if PROCESS_DEVICE.type == "cpu" or not tensors:
+        return [], []
+    return [PROCESS_DEVICE.index or 0], [_random.get_rng_state()]
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Restore what `get_device_states` returned."""
+    for _, state in zip(devices, states):
+        _random.set_rng_state(state)
