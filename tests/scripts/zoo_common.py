@@ -118,7 +118,8 @@ def _to_numpy(t):
 
 
 def _as_tensors(torch, inputs):
-    return {k: (v if isinstance(v, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(v)))
+    """NumPy arrays become tensors; tensors and plain Python values (flags such as return_loss) pass through."""
+    return {k: (torch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v)
             for k, v in inputs.items()}
 
 
@@ -139,6 +140,8 @@ def measure(torch, transformers, family, directory, out):
     inputs = family.inputs(Context(torch, transformers, seed=1234))
     inputs = _as_tensors(torch, inputs)
     for key, value in inputs.items():
+        if not isinstance(value, torch.Tensor):
+            continue
         out[f"{name}/input/{key}"] = _to_numpy(value) if value.is_floating_point() else value.cpu().numpy()
     model = _load(transformers, family, directory)
 

@@ -17,8 +17,9 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
             self.weight = Parameter(empty(self.normalized_shape, dtype=dtype))
-            self.bias = Parameter(empty(self.normalized_shape, dtype=dtype)) if bias else None
-            if not bias:
+            if bias:
+                self.bias = Parameter(empty(self.normalized_shape, dtype=dtype))
+            else:  # a registered empty slot, like torch (state_dict and named_parameters skip it)
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
