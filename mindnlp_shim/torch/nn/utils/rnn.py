@@ -28,7 +28,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     """Stack sequences (L_i, *) into (B, L_max, *) if `batch_first` else (L_max, B, *), filling with
     `padding_value` on `padding_side` ('right' or 'left')."""
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, mindspore.Tensor):
         sequences = list(shape.unbind(sequences, 0))
     sequences = list(sequences)
