@@ -43,3 +43,17 @@ def test_layer_norm_without_bias_matches_torch():
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(_grads_of(mt, ours, x)[2]["weight"], _grads_of(rt, theirs, x)[2]["weight"],
                                rtol=1e-5, atol=1e-5)
+
+
+# Swin pools its last hidden states with AdaptiveAvgPool1d(1); ConvNeXt-like heads use the 2d one
+@pytest.mark.parametrize("name,shape,size", [("AdaptiveAvgPool1d", (2, 5, 7), 1), ("AdaptiveAvgPool1d", (2, 3, 7), 3),
+                                              ("AdaptiveAvgPool1d", (3, 8), 3),
+                                              ("AdaptiveAvgPool2d", (2, 3, 5, 6), (1, 1)),
+                                              ("AdaptiveAvgPool2d", (2, 3, 5, 6), (2, 3))])
+def test_adaptive_avg_pool_modules_match_torch(name, shape, size):
+    x = _rng.standard_normal(shape).astype(np.float32)
+    ours, theirs = getattr(mt.nn, name)(size), getattr(rt.nn, name)(size)
+    assert repr(ours) == repr(theirs)
+    for a, b in zip(_grads_of(mt, ours, x)[:2], _grads_of(rt, theirs, x)[:2]):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
