@@ -237,6 +237,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
 
 
 _F32_LOWEST = -3.4028234663852886e38
+_F32_LOWEST_TENSOR = mindspore.Tensor(_F32_LOWEST, mindspore.float32)
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
@@ -248,8 +249,9 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if input.dtype == mindspore.float32 and dim == input.ndim - 1:
         # MindSpore's float32 last-axis softmax kernel corrupts the rows that follow a row of all -inf (measured
         # on CPU: they come out 0 or wrong). With -inf floored to the lowest float such a row gives uniform
-        # weights (torch: nan) and every other row is exact.
-        input = ops.maximum(input, _F32_LOWEST)
+        # weights (torch: nan) and every other row is exact. (A select, not Maximum: Maximum splits the gradient
+        # of an element equal to the floor in two, which halved it in rows masked with the lowest float.)
+        input = ops.where(input < _F32_LOWEST, _F32_LOWEST_TENSOR, input)
     return ops.softmax(input, dim)
 
 

@@ -16,6 +16,7 @@ from ..autograd.function import Function as _Function
 from ..random import _numpy_rng
 from . import _blockwise_attention as _blockwise
 from . import _lean_backward as _lean
+from ._grouped_mm import grouped_mm  # noqa: F401  (mixture-of-experts layers)
 
 Tensor = mindspore.Tensor
 _layer_norm_prims = {}
