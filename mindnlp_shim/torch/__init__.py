@@ -18,6 +18,7 @@ from ._ops import (special_math as _special_math, statistics as _statistics, mat
                    placement as _placement)
 from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cross  # noqa: F401
 from ._ops.buffers import frombuffer  # noqa: F401
+from ._ops.spectral import hann_window, stft  # noqa: F401
 from ._ops.random import (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal,  # noqa: F401
                           bernoulli, multinomial)
 from ._functions import *  # noqa: F401,F403

@@ -194,7 +194,14 @@ def _unary_without_out(ms_fn, name):
 
 
 neg = negative = _unary(ops.neg, "neg", exact=True)
-abs = absolute = _unary(ops.abs, "abs", exact=True)
+
+
+def _magnitude(input):
+    # torch's abs of a complex tensor is its real magnitude; MindSpore's Abs keeps the complex dtype
+    return ops.ComplexAbs()(input) if input.dtype in _dtype.COMPLEX else ops.abs(input)
+
+
+abs = absolute = _unary(_magnitude, "abs", exact=True)
 exp = _unary(accurate_unary(ops.exp, "exp"), "exp")
 exp2 = _unary(ops.exp2, "exp2")
 expm1 = _unary(accurate_unary(ops.expm1, "expm1"), "expm1")
