@@ -35,3 +35,4 @@ register("transformers.training_args", "transformers_training_args")  # optimize
 # checkpoint folders complete or absent; resume takes the newest complete one
 register("transformers.trainer_utils", "transformers_checkpoints")
 register("transformers.trainer", "transformers_checkpoints")
+register("transformers.modeling_utils", "transformers_ms_dtype")  # MindNLP's from_pretrained(ms_dtype=...)
