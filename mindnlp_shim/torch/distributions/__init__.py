@@ -1,6 +1,49 @@
-"""torch.distributions: the Distribution base, MultivariateNormal and the constraints they check (what
-transformers' mean-resizing of token embeddings uses). The names peft imports for other distributions exist
-and raise when used."""
-from . import constraints, multivariate_normal, relaxed_bernoulli, wishart  # noqa: F401
-from .distribution import Distribution  # noqa: F401
-from .multivariate_normal import MultivariateNormal  # noqa: F401
+"""torch.distributions: the Distribution base, the common univariate and multivariate distributions, transforms,
+the constraints they check and closed-form KL divergences.
+
+Densities, moments, cdf/icdf and reparameterised draws are written with the shim's tensor ops, so gradients
+flow through them. Draws come from the shim's generator (`torch.manual_seed` makes them reproducible).
+Gamma-based draws (Gamma, Chi2, Beta, Dirichlet, StudentT) give no gradient with respect to their
+concentration: `rsample` raises when that gradient is asked for (see _gamma_draws.py)."""
+from . import constraints, transforms, utils  # noqa: F401
+from . import (bernoulli, beta, binomial, categorical, cauchy, chi2, dirichlet, exp_family, exponential,  # noqa: F401
+               gamma, geometric, gumbel, half_normal, independent, kl, laplace, log_normal, multinomial,
+               multivariate_normal, normal, one_hot_categorical, poisson, relaxed_bernoulli, studentT,
+               transformed_distribution, uniform, wishart)
+from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .chi2 import Chi2
+from .dirichlet import Dirichlet
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
+from .studentT import StudentT
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
+                         PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                         TanhTransform, Transform, identity_transform)
+from .uniform import Uniform
+
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "ExponentialFamily", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
+           "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+           "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "AbsTransform",
+           "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform",
+           "Transform", "identity_transform"]

@@ -25,8 +25,10 @@ class Distribution:
         if validate_args is not None:
             self._validate_args = validate_args
         if self._validate_args:
+            from .constraints import is_dependent
+
             for name, constraint in self.arg_constraints.items():
-                if name not in self.__dict__:  # a parameter derived from another one on demand
+                if name not in self.__dict__ or is_dependent(constraint):  # derived on demand / no own check
                     continue
                 value = self.__dict__[name]
                 if not bool(constraint.check(value).all()):
@@ -70,6 +72,25 @@ class Distribution:
     @property
     def stddev(self):
         return self.variance.sqrt()
+
+    @property
+    def mode(self):
+        raise NotImplementedError(f"{type(self).__class__} does not implement mode")
+
+    def cdf(self, value):
+        raise NotImplementedError(f"{type(self).__name__}.cdf")
+
+    def icdf(self, value):
+        raise NotImplementedError(f"{type(self).__name__}.icdf")
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError(f"{type(self).__name__}.enumerate_support")
+
+    def perplexity(self):
+        return self.entropy().exp()
+
+    def sample_n(self, n):
+        return self.sample(Size((n,)))
 
     def _validate_sample(self, value):
         if self.support is not None and not bool(self.support.check(value).all()):
