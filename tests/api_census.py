@@ -167,8 +167,10 @@ def _test_functions(tree):
 
 def declared_evidence():
     """{"torch.linalg.inv": ["tests/test_linalg_parity.py::test_...", ...]} from the `API_CENSUS` tables of the
-    test modules: a module-level dict literal mapping a torch name to the test function(s), in that module,
-    that compare it with real torch. An entry naming a function the module does not define is an error."""
+    test modules: a module-level dict literal mapping a torch name (or a tuple of names) to the test
+    function(s), in that module, that compare it with real torch. An entry naming a function the module does
+    not define, or a torch name whose last part the module never spells as a string or attribute, is an
+    error."""
     evidence, errors = {}, []
     for fname in sorted(os.listdir(TESTS_DIR)):
         if not (fname.startswith("test_") and fname.endswith(".py")):
@@ -180,10 +182,18 @@ def declared_evidence():
             continue
         tree = ast.parse(source)
         tests = _test_functions(tree)
+        spelled = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        spelled |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "API_CENSUS" for t in node.targets):
-                table = ast.literal_eval(node.value)
+                table = {}
+                for key, fns in ast.literal_eval(node.value).items():
+                    for torch_name in (key,) if isinstance(key, str) else key:
+                        table[torch_name] = fns
                 for torch_name, fns in table.items():
+                    if torch_name.rsplit(".", 1)[-1] not in spelled:
+                        errors.append(f"tests/{fname}: API_CENSUS names {torch_name}, which the module never "
+                                      f"spells out")
                     for fn in (fns,) if isinstance(fns, str) else fns:
                         if fn not in tests:
                             errors.append(f"tests/{fname}: API_CENSUS[{torch_name!r}] names {fn}, not a test "
@@ -397,7 +407,7 @@ def render(result, version):
         f"  float32 (2, 3) tensors are called the same way under the shim, values and the gradients of",
         f"  `sum(out * w)` compared (rtol {PROBE_RTOL}, atol {PROBE_ATOL}).",
         "  A test module records what it compares with a module-level dict literal naming its test functions,",
-        "  e.g. `API_CENSUS = {\"torch.linalg.inv\": \"test_inv_matches_torch\"}`;",
+        "  e.g. `API_CENSUS = {\"torch.linalg.inv\": \"test_inv_matches_torch\", (\"torch.a\", \"torch.b\"): \"test_ab\"}`;",
         "- **raising**: present, but raising NotImplementedError (on access, a function whose body only raises",
         "  it, or a placeholder type that cannot be constructed);",
         "- **unverified**: present, nothing above compares it (probes that disagree are listed per namespace);",
