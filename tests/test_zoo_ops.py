@@ -125,3 +125,100 @@ def test_stft_refuses_what_it_cannot_answer():
         mt.stft(mt.tensor(np.ones(32, np.complex64)), 8, return_complex=True)
     with pytest.raises(NotImplementedError, match="gradients"):
         mt.stft(mt.tensor(np.ones(32, np.float32), requires_grad=True), 8, return_complex=True)
+
+
+# Wav2Vec2's positional convolution: parametrizations.weight_norm(conv, name="weight", dim=2)
+def _weight_norm_conv(T, form):
+    T.manual_seed(0)
+    conv = T.nn.Conv1d(4, 4, 3, padding=1, groups=2)
+    with T.no_grad():
+        conv.weight.copy_(T.tensor(np.random.default_rng(1).standard_normal((4, 2, 3)).astype(np.float32)))
+        conv.bias.copy_(T.tensor(np.linspace(-1, 1, 4).astype(np.float32)))
+    if form == "parametrization":
+        return T.nn.utils.parametrizations.weight_norm(conv, name="weight", dim=2)
+    return T.nn.utils.weight_norm(conv, name="weight", dim=2)
+
+
+@pytest.mark.parametrize("form", ["parametrization", "hook"])
+def test_weight_norm_matches_torch(form):
+    ours, theirs = _weight_norm_conv(mt, form), _weight_norm_conv(rt, form)
+    assert type(ours).__name__ == type(theirs).__name__
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    for key, value in theirs.state_dict().items():
+        np.testing.assert_allclose(ours.state_dict()[key].numpy(), value.numpy(), rtol=1e-6, atol=1e-7, err_msg=key)
+    x = _rng.standard_normal((2, 4, 5)).astype(np.float32)
+    a, b = _grads_of(mt, ours, x), _grads_of(rt, theirs, x)
+    for u, v in zip(a[:2], b[:2]):
+        np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)
+    assert sorted(a[2]) == sorted(b[2])
+    for name in b[2]:
+        np.testing.assert_allclose(a[2][name], b[2][name], rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_parametrized_weight_is_recomputed_and_assignable():
+    ours, theirs = _weight_norm_conv(mt, "parametrization"), _weight_norm_conv(rt, "parametrization")
+    for T, conv in ((mt, ours), (rt, theirs)):
+        with T.no_grad():
+            conv.parametrizations.weight.original1.mul_(2.0)  # v doubled: the weight is unchanged (g / |v|)
+            conv.weight = conv.weight * 3.0  # the setter goes through right_inverse: g and v from the value
+    np.testing.assert_allclose(ours.weight.detach().numpy(), theirs.weight.detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(ours.parametrizations.weight.original0.detach().numpy(),
+                               theirs.parametrizations.weight.original0.detach().numpy(), rtol=1e-5)
+    assert mt.nn.utils.parametrize.is_parametrized(ours, "weight")
+    mt.nn.utils.parametrize.remove_parametrizations(ours, "weight")
+    rt.nn.utils.parametrize.remove_parametrizations(theirs, "weight")
+    assert type(ours).__name__ == "Conv1d" and list(ours.state_dict()) == list(theirs.state_dict())
+    np.testing.assert_allclose(ours.weight.detach().numpy(), theirs.weight.detach().numpy(), rtol=1e-5)
+
+
+# Wav2Vec2ForCTC: log_softmax over the vocabulary, transposed to (T, N, C), targets concatenated in 1-D
+CTC_T, CTC_N, CTC_C = 12, 3, 6
+
+
+def _ctc(T, reduction, targets_layout, zero_infinity=False, input_lengths=(12, 9, 3)):
+    rng = np.random.default_rng(4)
+    logits = T.tensor(rng.standard_normal((CTC_T, CTC_N, CTC_C)).astype(np.float32), requires_grad=True)
+    padded = rng.integers(1, CTC_C, (CTC_N, 5)).astype(np.int64)
+    target_lengths = [5, 3, 4]  # the third cannot fit in 3 steps: an infinite loss unless zero_infinity
+    targets = padded if targets_layout == "padded" else np.concatenate([padded[i, :n] for i, n in
+                                                                        enumerate(target_lengths)])
+    loss = T.nn.functional.ctc_loss(logits.log_softmax(-1), T.tensor(targets), T.tensor(list(input_lengths)),
+                                    T.tensor(target_lengths), blank=0, reduction=reduction,
+                                    zero_infinity=zero_infinity)
+    finite = loss if reduction == "none" else loss.reshape(1)
+    if np.isfinite(finite.detach().numpy()).all():
+        loss.sum().backward()
+        return loss.detach().numpy(), logits.grad.numpy()
+    return loss.detach().numpy(), None
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("layout", ["padded", "concatenated"])
+def test_ctc_loss_matches_torch(reduction, layout):
+    for zero_infinity in (True, False):
+        (ours, ours_grad), (theirs, theirs_grad) = (_ctc(T, reduction, layout, zero_infinity) for T in (mt, rt))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+        assert (ours_grad is None) == (theirs_grad is None)
+        if theirs_grad is not None:
+            np.testing.assert_allclose(ours_grad, theirs_grad, rtol=1e-5, atol=1e-6)
+    assert np.isinf(_ctc(mt, "none", layout)[0][2])  # an impossible alignment is infinite, as in torch
+
+
+def test_ctc_loss_module_and_unbatched_input_match_torch():
+    rng = np.random.default_rng(8)
+    log_probs = rng.standard_normal((7, 5)).astype(np.float32)
+    values = []
+    for T in (mt, rt):
+        criterion = T.nn.CTCLoss(blank=4, reduction="sum")
+        values.append(criterion(T.tensor(log_probs).log_softmax(-1), T.tensor(np.array([1, 2, 2, 0])), (7,),
+                                (4,)).item())
+    assert values[0] == pytest.approx(values[1], rel=1e-5)
+
+
+def test_cudnn_flags_set_and_restore_like_torch():
+    for T in (mt, rt):
+        before = (T.backends.cudnn.enabled, T.backends.cudnn.deterministic)
+        with T.backends.cudnn.flags(enabled=False, deterministic=True):
+            assert T.backends.cudnn.enabled is False and T.backends.cudnn.deterministic is True
+        assert (T.backends.cudnn.enabled, T.backends.cudnn.deterministic) == before

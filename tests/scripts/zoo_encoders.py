@@ -121,24 +121,30 @@ def whisper_inputs(ctx):
     return {"input_features": features["input_features"], "decoder_input_ids": decoder_ids, "labels": labels}
 
 
-def wav2vec2_config(tf):
+def wav2vec2_config(tf, **extra):
     return tf.Wav2Vec2Config(vocab_size=32, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                              intermediate_size=64, conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3),
                              num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2, mask_time_prob=0.0,
                              hidden_dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
                              feat_proj_dropout=0.0, final_dropout=0.0, layerdrop=0.0, ctc_loss_reduction="mean",
-                             pad_token_id=0)
+                             pad_token_id=0, **extra)
 
 
-def wav2vec2_inputs(ctx):
-    """Raw audio normalised and padded by Wav2Vec2FeatureExtractor (return_tensors="pt"), CTC labels."""
-    extractor = ctx.transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0,
-                                                          do_normalize=True, return_attention_mask=True)
-    features = extractor(audio_clips(ctx, (1600, 1200)), sampling_rate=16000, padding=True, return_tensors="pt")
-    labels = ctx.rng.randint(1, 32, size=(2, 12)).astype(np.int64)
-    labels[1, 8:] = -100
-    return {"input_values": features["input_values"], "attention_mask": features["attention_mask"],
-            "labels": labels}
+def wav2vec2_inputs(with_mask):
+    """Raw audio normalised and padded by Wav2Vec2FeatureExtractor (return_tensors="pt"), CTC labels. Group-norm
+    models (wav2vec2-base) take no attention mask; layer-norm ones (wav2vec2-large-lv60) do."""
+
+    def build(ctx):
+        extractor = ctx.transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000,
+                                                              padding_value=0.0, do_normalize=True,
+                                                              return_attention_mask=with_mask)
+        features = extractor(audio_clips(ctx, (1600, 1200)), sampling_rate=16000, padding=True,
+                             return_tensors="pt")
+        labels = ctx.rng.randint(1, 32, size=(2, 12)).astype(np.int64)
+        labels[1, 8:] = -100
+        return {**features, "labels": labels}
+
+    return build
 
 
 FAMILIES = [
@@ -163,7 +169,10 @@ FAMILIES = [
            outputs=("logits_per_image", "logits_per_text", "text_embeds", "image_embeds")),
     Family("whisper", "WhisperForConditionalGeneration", whisper_config, whisper_inputs,
            generate={"greedy": dict(do_sample=False, max_new_tokens=5)}, generate_inputs=("input_features",)),
-    Family("wav2vec2", "Wav2Vec2ForCTC", wav2vec2_config, wav2vec2_inputs),
+    Family("wav2vec2", "Wav2Vec2ForCTC", wav2vec2_config, wav2vec2_inputs(with_mask=False)),
+    Family("wav2vec2_masked", "Wav2Vec2ForCTC",
+           lambda tf: wav2vec2_config(tf, feat_extract_norm="layer", do_stable_layer_norm=True),
+           wav2vec2_inputs(with_mask=True)),
 ]
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """torch.backends: capability flags answered for MindSpore's device targets."""
+import contextlib
 import types
 
 from .._runtime import DEVICE_TARGET
@@ -25,6 +26,23 @@ cuda = _Flags(
 cudnn = _Flags(enabled=DEVICE_TARGET == "GPU", benchmark=False, deterministic=False, allow_tf32=False,
                is_available=_stand_ins.answer(DEVICE_TARGET == "GPU", "cuDNN only with MindSpore's GPU target."),
                version=_stand_ins.answer(None, "No cuDNN is loaded by the shim."))
+
+
+@contextlib.contextmanager
+def _cudnn_flags(enabled=False, benchmark=False, benchmark_limit=10, deterministic=False, allow_tf32=True,
+                 fp32_precision="none"):
+    """torch.backends.cudnn.flags: the flags hold these values inside the block (Wav2Vec2ForCTC computes its CTC
+    loss with cuDNN disabled); they select no kernel on MindSpore, so this only sets and restores them."""
+    names = ("enabled", "benchmark", "deterministic", "allow_tf32")
+    saved = {name: getattr(cudnn, name) for name in names}
+    vars(cudnn).update(zip(names, (enabled, benchmark, deterministic, allow_tf32)))
+    try:
+        yield
+    finally:
+        vars(cudnn).update(saved)
+
+
+cudnn.flags = _cudnn_flags
 mps = _Flags(is_available=_stand_ins.answer(False, "MindSpore has no Apple MPS target."),
              is_built=_stand_ins.answer(False, "MindSpore has no Apple MPS target."))
 mkldnn = _Flags(is_available=_stand_ins.answer(False, "Kernels are MindSpore's, not oneDNN's."), enabled=False)

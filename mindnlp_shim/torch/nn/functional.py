@@ -1011,6 +1011,9 @@ def adaptive_avg_pool2d(input, output_size):
     return ops.adaptive_avg_pool2d(input, output_size)
 
 
+from ._ctc import ctc_loss  # noqa: E402,F401  (speech models' CTC heads)
+
+
 from .. import _backend as _backend_table  # noqa: E402
 
 _backend_table.adapt_module(globals(), __name__)

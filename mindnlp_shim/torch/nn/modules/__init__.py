@@ -13,4 +13,5 @@ from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, Hub
 from .conv import Conv1d, Conv2d
 from .flatten import Flatten, Unflatten
 from .adaptive_pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d
+from .ctc import CTCLoss
 from .unsupported import *  # noqa: F401,F403
