@@ -39,5 +39,5 @@ def test_compiler_queries_and_hints():
 def test_unsupported_calls_raise_not_implemented_naming_the_api():
     import mindnlp_shim.torch as torch
 
-    with pytest.raises(NotImplementedError, match="torch.distributed.all_reduce"):
-        torch.distributed.all_reduce(torch.ones(1))
+    with pytest.raises(NotImplementedError, match="torch.distributed.send"):
+        torch.distributed.send(torch.ones(1), dst=0)

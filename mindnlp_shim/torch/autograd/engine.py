@@ -39,6 +39,22 @@ def _check_outputs_require_grad(outputs):
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
 
 
+_queued_callbacks = []
+
+
+def queue_callback(callback):
+    """Run `callback()` once the backward pass now running has finished and every `.grad` is accumulated
+    (torch's `Variable._execution_engine.queue_callback`; DistributedDataParallel averages gradients then)."""
+    _queued_callbacks.append(callback)
+
+
+def _run_queued_callbacks():
+    callbacks = list(_queued_callbacks)
+    _queued_callbacks.clear()
+    for callback in callbacks:
+        callback()
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     tensors = _as_tuple(tensors)
     _check_outputs_require_grad(tensors)
@@ -48,8 +64,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     try:
         run_backward(tensors, grads, bool(keep), bool(create_graph), _as_tuple(inputs))
     except (RuntimeError, MemoryError) as exc:
+        _queued_callbacks.clear()
         reraise_if_out_of_memory(exc)
         raise
+    _run_queued_callbacks()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

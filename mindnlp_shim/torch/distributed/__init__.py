@@ -1,43 +1,49 @@
-"""torch.distributed: not provided yet; a single process runs without it, as torch does when it is unavailable.
+"""torch.distributed on MindSpore's communication library (`mindspore.communication`).
 
-`is_available()` answers False, which is how upstream libraries learn to take their single-process paths.
-The names they import at module level exist; calling a collective raises NotImplementedError.
+The cluster is MindSpore's dynamic cluster: a scheduler process and one worker process per rank, started by
+`python -m mindnlp.run` / `torchrun` (see `run.py`) or by MindSpore's `msrun`. `init_process_group` joins it;
+the collectives are built on MindSpore's AllReduce, AllGather and Broadcast (see `_transport` for what each
+device target runs). What MindSpore cannot do (point-to-point, a torch Store, ReduceOp.PREMUL_SUM, the
+gather-based collectives on subgroups) raises NotImplementedError naming it.
 """
-import enum
+from ._collectives import (ReduceOp, Work, all_gather, all_gather_into_tensor, all_reduce, all_to_all,  # noqa: F401
+                           all_to_all_single, barrier, batch_isend_irecv, broadcast, gather, irecv, isend,
+                           monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, send)
+from ._object_collectives import (all_gather_object, broadcast_object_list, gather_object,  # noqa: F401
+                                  scatter_object_list)
+from ._process_group import (Backend, GroupMember, ProcessGroup, destroy_process_group, get_backend,  # noqa: F401
+                             get_global_rank, get_group_rank, get_process_group_ranks, get_rank, get_world_size,
+                             group, init_process_group, is_available, is_initialized, is_torchelastic_launched,
+                             new_group)
 
-from .. import _stand_ins
-
-is_available = _stand_ins.answer(False, "mindnlp-shim does not implement torch.distributed collectives yet.")
-is_initialized = _stand_ins.answer(False, "No process group can be initialised (see is_available).")
-is_torchelastic_launched = _stand_ins.answer(False, "Not launched by torchrun.")
-
-
-class ReduceOp(enum.Enum):
-    SUM = 0
-    PRODUCT = 1
-    MIN = 2
-    MAX = 3
-    BAND = 4
-    BOR = 5
-    BXOR = 6
-    AVG = 7
-    PREMUL_SUM = 8
+_all_gather_base = all_gather_into_tensor
+_reduce_scatter_base = reduce_scatter_tensor
 
 
-class group:
-    WORLD = None
+def is_gloo_available():
+    return True
 
 
-GroupMember = group
-ProcessGroup = _stand_ins.placeholder_type("torch.distributed.ProcessGroup")
-Backend = _stand_ins.placeholder_type("torch.distributed.Backend")
+def is_nccl_available():
+    from .._runtime import DEVICE_TARGET
 
-_REASON = "torch.distributed is not implemented by mindnlp-shim (run single-process)"
-for _name in ("init_process_group", "destroy_process_group", "barrier", "all_reduce", "all_gather",
-              "all_gather_into_tensor", "all_to_all_single", "all_gather_object", "broadcast", "broadcast_object_list",
-              "reduce", "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter", "send", "recv", "new_group",
-              "get_process_group_ranks", "get_world_size", "get_rank", "get_backend", "monitored_barrier",
-              "gather_object", "all_to_all"):
-    globals()[_name] = _stand_ins.unsupported(f"distributed.{_name}", _REASON)
-del _name
+    return DEVICE_TARGET == "GPU"
+
+
+def is_mpi_available():
+    return False
+
+
+def is_ucc_available():
+    return False
+
+
+def is_xccl_available():
+    return False
+
+
+def is_backend_available(backend):
+    return str(backend).lower() in ("gloo", "nccl", "hccl")
+
+
 from . import tensor  # noqa: E402,F401  (peft reads torch.distributed.tensor)

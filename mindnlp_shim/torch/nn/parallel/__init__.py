@@ -1,5 +1,4 @@
-"""torch.nn.parallel: DataParallel/DistributedDataParallel are not provided (single-process training)."""
-from ... import _stand_ins
-
-DistributedDataParallel = _stand_ins.placeholder_type("torch.nn.parallel.DistributedDataParallel")
-DataParallel = _stand_ins.placeholder_type("torch.nn.parallel.DataParallel")
+"""torch.nn.parallel: DistributedDataParallel (one process per device, gradients averaged after backward) and
+DataParallel (one device only)."""
+from .data_parallel import DataParallel, data_parallel  # noqa: F401
+from .distributed import DistributedDataParallel  # noqa: F401

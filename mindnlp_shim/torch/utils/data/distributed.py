@@ -1,7 +1,7 @@
 """torch.utils.data.distributed.DistributedSampler: each of `num_replicas` processes gets its own share."""
 import math
 
-from ._random import numpy_rng, seeded_generator
+from ._random import seeded_generator
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -41,8 +41,11 @@ class DistributedSampler(Sampler):
 
     def __iter__(self):
         if self.shuffle:
-            # every replica draws the same permutation: a generator seeded only by seed and epoch
-            indices = numpy_rng(seeded_generator(self.seed + self.epoch)).permutation(len(self.dataset)).tolist()
+            # every replica draws the same permutation: torch's randperm from a generator seeded only by seed and
+            # epoch, so the order is torch's own
+            from ..._ops.random import randperm
+
+            indices = randperm(len(self.dataset), generator=seeded_generator(self.seed + self.epoch)).tolist()
         else:
             indices = list(range(len(self.dataset)))
         if not self.drop_last:
