@@ -1,68 +1,54 @@
-"""Random number generation: torch's Generator API over NumPy's PCG64, the one source of randomness.
+"""Random number generation: torch's CPU generator (a Mersenne Twister with torch's seeding and state bytes,
+`torch/_generator/`), the one source of randomness of the shim's host-side random ops.
 
-MindSpore's own CPU random kernels cannot be replayed from a saved state, but checkpoint resume and
-recomputation need exactly that. So every random op of the shim draws from a `Generator` here: its state
-is saved and restored byte for byte (`get_rng_state`/`set_rng_state`), and `manual_seed(s)` reproduces runs.
+Every random op draws here, the way torch's CPU kernels draw: after `torch.manual_seed(s)` the shim produces
+real PyTorch's numbers, and `get_rng_state()`/`set_rng_state()` exchange torch's 5056-byte state both ways, so
+a checkpoint's RNG state written by either one resumes in the other. MindSpore's device-side generators (GPU,
+Ascend kernels) are not this generator; see docs/random.md.
 """
 import contextlib
-import time
+import os
 
 import numpy as np
 import mindspore
 
-_STATE_BYTES = 48  # 16 state + 16 increment + 4 has_uint32 + 4 uinteger + 8 initial seed
-
-
-class ForeignRNGStateError(RuntimeError):
-    """A generator state that was not produced by this module (e.g. real PyTorch's Mersenne-Twister state)."""
+from ._generator import MT19937, STATE_BYTES
 
 
 class Generator:
+    """torch.Generator: `manual_seed`, `seed`, `initial_seed`, `get_state`/`set_state` (torch's byte layout)."""
+
     def __init__(self, device="cpu"):
         from ._device import device as _device
 
         self.device = device if isinstance(device, _device) else _device(device)
-        self._seed = 67280421310721  # torch's default seed
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._engine = MT19937()
 
     def manual_seed(self, seed):
         seed = int(seed)
-        if seed < 0:
-            seed += 1 << 64
-        self._seed = seed
-        self._np = np.random.Generator(np.random.PCG64(seed))
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise RuntimeError(f"Overflow when unpacking long long: manual_seed expects a 64-bit seed, got {seed}")
+        self._engine.seed(seed)
         return self
 
     def seed(self):
-        s = int(time.time_ns()) & ((1 << 63) - 1)
-        self.manual_seed(s)
+        """Seed from the OS entropy source (63 bits, as torch's non-deterministic seeds are) and return it."""
+        s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
+        self._engine.seed(s)
         return s
 
     def initial_seed(self):
-        return self._seed
+        return self._engine.initial_seed
 
     def get_state(self):
-        st = self._np.bit_generator.state
-        raw = (st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
-               + int(st["has_uint32"]).to_bytes(4, "little") + int(st["uinteger"]).to_bytes(4, "little")
-               + self._seed.to_bytes(8, "little"))
-        return mindspore.Tensor(np.frombuffer(raw, dtype=np.uint8).copy())
+        return mindspore.Tensor(self._engine.get_state_bytes())
 
     def set_state(self, new_state):
-        raw = bytes(np.asarray(new_state.asnumpy() if hasattr(new_state, "asnumpy") else new_state,
-                               dtype=np.uint8).tobytes())
-        if len(raw) != _STATE_BYTES:
-            raise ForeignRNGStateError(f"Generator.set_state: expected a ByteTensor of {_STATE_BYTES} bytes "
-                                       f"produced by get_state(), got {len(raw)} bytes (states of other RNG "
-                                       f"implementations are not interchangeable)")
-        bitgen = np.random.PCG64()
-        bitgen.state = {"bit_generator": "PCG64",
-                        "state": {"state": int.from_bytes(raw[0:16], "little"),
-                                  "inc": int.from_bytes(raw[16:32], "little")},
-                        "has_uint32": int.from_bytes(raw[32:36], "little"),
-                        "uinteger": int.from_bytes(raw[36:40], "little")}
-        self._np = np.random.Generator(bitgen)
-        self._seed = int.from_bytes(raw[40:48], "little")
+        data = new_state.asnumpy() if hasattr(new_state, "asnumpy") else np.asarray(new_state)
+        if data.dtype != np.uint8:
+            raise TypeError(f"expected a torch.ByteTensor of {STATE_BYTES} bytes as the RNG state, "
+                            f"got a tensor of {data.dtype}")
+        self._engine.set_state_bytes(data.tobytes())
         return self
 
     def __reduce__(self):
@@ -72,9 +58,18 @@ class Generator:
 default_generator = Generator()
 
 
+def _engine(generator=None):
+    """The Mersenne Twister behind `generator` (or the default generator): what every sampler draws from."""
+    return (generator or default_generator)._engine
+
+
 def _numpy_rng(generator=None):
-    """The NumPy generator behind `generator` (or the default one): the bridge every random op uses."""
-    return (generator or default_generator)._np
+    """A NumPy Generator drawing from the same twister, for samplers torch has no CPU kernel for here
+    (gamma, binomial, Poisson): seeded and restored with the generator, though not torch's own draws."""
+    engine = _engine(generator)
+    if engine.numpy_view is None:
+        engine.numpy_view = np.random.Generator(engine.bit_generator)
+    return engine.numpy_view
 
 
 def manual_seed(seed):

@@ -1,17 +1,33 @@
-"""Random sampling ops, all drawn from the shim's Generator (see `torch/random.py`)."""
+"""Random sampling ops: torch's CPU kernels' draws (`torch/_generator/sampling.py`) from the shim's generator,
+so `torch.manual_seed(s)` gives real PyTorch's numbers."""
+import math
+
 import numpy as np
 import mindspore
 
 from .. import _dtype
-from ..random import _numpy_rng
-from ._util import Tensor, out_dtype, shape_arg, type_name, write_out
+from .._generator import sampling
+from ..random import _engine
+from ._util import Tensor, out_dtype, shape_arg, type_name, write_out  # noqa: F401  (write_out: re-export)
 from .creation import _factory_out, _finish
+
+_KINDS = {mindspore.float32: "float32", mindspore.float64: "float64", mindspore.float16: "float16",
+          mindspore.bfloat16: "bfloat16", mindspore.int64: "int64", mindspore.int32: "int32",
+          mindspore.int16: "int16", mindspore.int8: "int8", mindspore.uint8: "uint8", mindspore.bool_: "bool"}
+
+
+def _kind(dtype):
+    kind = _KINDS.get(dtype)
+    if kind is None:
+        raise NotImplementedError(f"random sampling into {type_name(dtype)} tensors is not supported on the CPU "
+                                  f"generator of MindSpore's shim")
+    return kind
 
 
 def _as_tensor(arr, dtype):
     dtype = dtype or _dtype.get_default_dtype()
-    if dtype == mindspore.bfloat16:
-        return Tensor(arr.astype(np.float32)).astype(dtype)
+    if dtype == mindspore.bfloat16:  # (the values are bfloat16-exact already: the cast only changes storage)
+        return Tensor(np.asarray(arr, dtype=np.float32)).astype(dtype)
     # (np.ascontiguousarray would make a 0-d array 1-d)
     return Tensor.from_numpy(np.asarray(arr, dtype=_dtype.to_numpy_dtype(dtype), order="C"))
 
@@ -22,12 +38,17 @@ def _floating_only(dtype, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(dtype)}'")
 
 
+def _float_kind(dtype):
+    return _kind(dtype or _dtype.get_default_dtype())
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     if out is not None:
         return _factory_out(out, rand(*size, generator=generator, dtype=dtype or out_dtype(out, "rand")), "rand")
     _floating_only(dtype, "check_uniform_bounds")
-    arr = _numpy_rng(generator).random(shape_arg(size), dtype=np.float32)
+    shape = shape_arg(size)
+    arr = sampling.uniform(_engine(generator), math.prod(shape), _float_kind(dtype)).reshape(shape)
     return _finish(_as_tensor(arr, dtype), device, requires_grad)
 
 
@@ -36,7 +57,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     if out is not None:
         return _factory_out(out, randn(*size, generator=generator, dtype=dtype or out_dtype(out, "randn")), "randn")
     _floating_only(dtype, "normal_kernel_cpu")
-    arr = _numpy_rng(generator).standard_normal(shape_arg(size), dtype=np.float32)
+    shape = shape_arg(size)
+    arr = sampling.normal(_engine(generator), math.prod(shape), _float_kind(dtype)).reshape(shape)
     return _finish(_as_tensor(arr, dtype), device, requires_grad)
 
 
@@ -53,7 +75,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
-    arr = _numpy_rng(generator).integers(low, high, size=tuple(size), dtype=np.int64)
+    shape = tuple(size)
+    arr = sampling.random_from_to(_engine(generator), math.prod(shape), low, high).reshape(shape)
     return _finish(_as_tensor(arr, dtype or mindspore.int64), device, requires_grad)
 
 
@@ -64,40 +87,61 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
                             "randperm")
     if dtype == mindspore.bool_:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
-    arr = _numpy_rng(generator).permutation(int(n))
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"randperm: n must be non-negative, got {n}")
+    arr = sampling.randperm(_engine(generator), n)
     return _finish(_as_tensor(arr, dtype or mindspore.int64), device, requires_grad)
 
 
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+              generator=None):
+    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+               generator=None):
+    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-                 memory_format=None):
+                 memory_format=None, generator=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad=False):
+    """torch.normal: with a tensor mean and/or std, torch draws N(0, 1) (N(0, std) for a float std) and then
+    scales and shifts elementwise; with floats, one N(mean, std) fill."""
     if out is not None:
         return _sample_out(out, normal(mean, std, size, generator=generator, dtype=dtype or out_dtype(out, "normal")),
                            "normal", (mean, std), keep_shape=True)
     _floating_only(dtype, "normal_kernel_cpu")
-    rng = _numpy_rng(generator)
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        m = mean.asnumpy() if isinstance(mean, Tensor) else mean
-        s = std.asnumpy() if isinstance(std, Tensor) else std
-        ref = mean if isinstance(mean, Tensor) else std
-        arr = rng.normal(m, s, size=np.broadcast_shapes(np.shape(m), np.shape(s)))
-        return _as_tensor(np.asarray(arr), dtype or ref.dtype)
-    arr = rng.normal(mean, std, size=tuple(size))
-    return _finish(_as_tensor(np.asarray(arr), dtype), device, requires_grad)
+    engine = _engine(generator)
+    mean_is_tensor, std_is_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mean_is_tensor or std_is_tensor):
+        shape = tuple(size)
+        arr = sampling.normal(engine, math.prod(shape), _float_kind(dtype), mean, std).reshape(shape)
+        return _finish(_as_tensor(arr, dtype), device, requires_grad)
+    if std_is_tensor and bool((std < 0).any()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    ref = mean if mean_is_tensor else std
+    dtype = dtype or ref.dtype
+    kind = _float_kind(dtype)
+    m = mean.asnumpy() if mean_is_tensor else mean
+    s = std.asnumpy() if std_is_tensor else std
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    n = math.prod(shape)
+    work = np.float64 if kind == "float64" else np.float32
+    if std_is_tensor:  # normal_(0, 1), then * std + mean in the tensor's dtype
+        values = sampling.normal(engine, n, kind).reshape(shape).astype(work)
+        values = sampling.round_to(values * np.asarray(s, dtype=work), kind) if kind != "float64" else values * s
+        values = values + np.asarray(m, dtype=work)
+    else:  # normal_(0, std), then + mean
+        values = sampling.normal(engine, n, kind, 0.0, std).reshape(shape).astype(work) + np.asarray(m, dtype=work)
+    return _as_tensor(sampling.round_to(values.astype(work), kind) if kind != "float64" else values, dtype)
 
 
 def _sample_out(out, result, name, inputs, keep_shape=False):
@@ -116,53 +160,108 @@ def _sample_out(out, result, name, inputs, keep_shape=False):
     return _factory_out(out, result, name)
 
 
+def _probabilities(t):
+    """A probability tensor as NumPy: float64 stays double (torch then draws double uniforms), others float32."""
+    arr = t.asnumpy() if t.dtype != mindspore.bfloat16 else t.astype(mindspore.float32).asnumpy()
+    return arr.astype(np.float64 if arr.dtype == np.float64 else np.float32)
+
+
 def bernoulli(input, p=None, *, generator=None, out=None):
     if out is not None:  # (in out's dtype; torch resizes out to the input's shape)
         return _sample_out(out, bernoulli(input, p, generator=generator).astype(out_dtype(out, "bernoulli")),
                            "bernoulli", (input,))
-    probs = input.asnumpy().astype(np.float64) if p is None else np.full(tuple(input.shape), p)
-    arr = (_numpy_rng(generator).random(probs.shape) < probs)
-    return _as_tensor(arr, input.dtype)
+    if p is not None:  # torch: empty_like(input).bernoulli_(p)
+        return _as_tensor(sampling.bernoulli_scalar(_engine(generator), math.prod(input.shape), p)
+                          .reshape(tuple(input.shape)), input.dtype)
+    probs = _probabilities(input)
+    if probs.size and (probs.min() < 0 or probs.max() > 1):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    return _as_tensor(sampling.bernoulli_tensor(_engine(generator), probs), input.dtype)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """With replacement: inverse-CDF draws per row; without (or a single sample): torch's exponential race,
+    the top `num_samples` of p / q with q ~ Exp(1) drawn in the input's dtype."""
     if out is not None:  # (indices: out must be int64)
         if isinstance(out, Tensor) and out.dtype != mindspore.int64:
             raise RuntimeError(f"multinomial expects Long tensor out, got: {type_name(out.dtype)}")
         return _factory_out(out, multinomial(input, num_samples, replacement, generator=generator), "multinomial")
-    rng = _numpy_rng(generator)
-    probs = input.asnumpy().astype(np.float64)
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    probs = _probabilities(input)
     rows = probs.reshape(-1, probs.shape[-1])
-    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
-    for i, row in enumerate(rows):
-        if row.sum() <= 0 or np.any(row < 0) or not np.all(np.isfinite(row)):
-            raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or element < 0, "
-                               "or sums to zero")
-        if not replacement and num_samples > np.count_nonzero(row):
-            raise RuntimeError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-        out[i] = rng.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
-    return Tensor(out.reshape(probs.shape[:-1] + (num_samples,)))
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if np.any(rows < 0) or not np.all(np.isfinite(rows)) or np.any(rows.sum(axis=1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0, or an entry that is "
+                           "negative, inf or nan)")
+    engine = _engine(generator)
+    if not replacement or num_samples == 1:
+        kind = _kind(input.dtype)
+        q = sampling.exponential(engine, rows.size, kind).reshape(rows.shape).astype(rows.dtype)
+        race = rows / q
+        picked = np.argsort(-race, axis=1, kind="stable")[:, :num_samples]
+        if not replacement and np.any(np.take_along_axis(rows, picked, axis=1) == 0):
+            raise RuntimeError("multinomial: cannot sample n_sample > number of non-zero probabilities without "
+                               "replacement")
+        result = picked.astype(np.int64)
+    else:
+        result = sampling.multinomial_with_replacement(engine, rows.astype(np.float64), num_samples)
+    return Tensor(result.reshape(probs.shape[:-1] + (num_samples,)))
 
 
 # values for the in-place samplers (`Tensor.normal_` etc.): arrays shaped like the receiver
+def _fill(t, draw):
+    shape = tuple(t.shape)
+    return _as_tensor(draw(math.prod(shape)).reshape(shape), t.dtype)
+
+
 def normal_values(t, mean=0.0, std=1.0, generator=None):
-    return _as_tensor(_numpy_rng(generator).normal(mean, std, size=tuple(t.shape)), t.dtype)
+    _floating_only(t.dtype, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _fill(t, lambda n: sampling.normal(_engine(generator), n, _kind(t.dtype), mean, std))
 
 
 def uniform_values(t, a=0.0, b=1.0, generator=None):
-    return _as_tensor(_numpy_rng(generator).uniform(a, b, size=tuple(t.shape)), t.dtype)
+    _floating_only(t.dtype, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    return _fill(t, lambda n: sampling.uniform(_engine(generator), n, _kind(t.dtype), a, b))
 
 
-def random_values(t, from_=0, to=None, generator=None):
-    if to is None:
-        to = 2 ** 24 if t.is_floating_point() else np.iinfo(_dtype.to_numpy_dtype(t.dtype)).max
-    return _as_tensor(_numpy_rng(generator).integers(from_, to, size=tuple(t.shape)), t.dtype)
+def random_values(t, *bounds, generator=None, **named):
+    """Tensor.random_(), random_(to), random_(from, to): torch's three overloads."""
+    low = named.pop("from_", named.pop("from", None))
+    high = named.pop("to", None)
+    if len(bounds) == 1 and low is None:
+        high = bounds[0] if high is None else high
+        low = 0 if high is not None else None
+    elif len(bounds) == 2:
+        low, high = bounds
+    engine = _engine(generator)
+    if low is None and high is None:
+        return _fill(t, lambda n: sampling.random_full(engine, n, _kind(t.dtype)))
+    if high is None:
+        raise NotImplementedError("Tensor.random_(from, None) is not supported by the shim's generator; "
+                                  "give `to`")
+    return _fill(t, lambda n: sampling.random_from_to(engine, n, low or 0, high))
 
 
 def bernoulli_values(t, p=0.5, generator=None):
-    p = p.asnumpy() if isinstance(p, Tensor) else p
-    return _as_tensor(_numpy_rng(generator).random(tuple(t.shape)) < p, t.dtype)
+    engine = _engine(generator)
+    if isinstance(p, Tensor):
+        probs = np.broadcast_to(_probabilities(p), tuple(t.shape))
+        return _as_tensor(sampling.bernoulli_tensor(engine, np.ascontiguousarray(probs)), t.dtype)
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill(t, lambda n: sampling.bernoulli_scalar(engine, n, p))
 
 
 def exponential_values(t, lambd=1.0, generator=None):
-    return _as_tensor(_numpy_rng(generator).exponential(1.0 / lambd, size=tuple(t.shape)), t.dtype)
+    _floating_only(t.dtype, "exponential_cpu")
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _fill(t, lambda n: sampling.exponential(_engine(generator), n, _kind(t.dtype), lambd))

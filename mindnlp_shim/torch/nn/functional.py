@@ -1,7 +1,6 @@
 """torch.nn.functional on MindSpore kernels that exist on every device target (see `_backend` notes inline)."""
 import functools
 import math
-import threading
 
 import numpy as np
 import mindspore
@@ -13,7 +12,8 @@ from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from ..autograd.function import Function as _Function
-from ..random import _numpy_rng
+from .._generator.sampling import bernoulli_scalar
+from ..random import _engine, _numpy_rng
 from . import _blockwise_attention as _blockwise
 from . import _lean_backward as _lean
 from ._grouped_mm import grouped_mm  # noqa: F401  (mixture-of-experts layers)
@@ -164,48 +164,36 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return ops.div(input, ops.clamp(vector_norm(input, p, dim, True), min=eps))
 
 
-# ---------------------------------------------------------------- dropout (drawn from the shim's RNG)
-_draw_scratch = threading.local()  # per thread: models run in several threads must not share it
-
-
-# Draws of up to this many elements go through one reused scratch array (64 MB of float32); larger ones are drawn
-# in pieces of this size, so a long input's dropout never holds (or keeps, in the scratch) a full float32 copy.
-_SCRATCH_ELEMENTS = 1 << 24
-
-
-def _uniform_scratch(shape):
-    """A float32 array of `shape` (at most _SCRATCH_ELEMENTS elements) to draw into, reused between calls (a fresh
-    12 MB array per attention dropout cost its page faults again: 20 ms per MiniLM step)."""
-    count = math.prod(shape)
-    buffer = getattr(_draw_scratch, "buffer", None)
-    if buffer is None or buffer.size < count:
-        buffer = _draw_scratch.buffer = np.empty(count, dtype=np.float32)
-    return buffer[:count].reshape(shape)
+# ---------------------------------------------------------------- dropout (torch's CPU masks)
+# torch's CPU dropout is `noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); x * noise`: an element is
+# kept where one double uniform of the generator (two twister outputs) is below 1 - p, in C order.
+# Masks larger than this are drawn in pieces (the same values as one draw), so a long input's dropout never holds
+# the draw's working arrays (16 bytes per element) for all of its elements at once.
+_DRAW_PIECE_ELEMENTS = 1 << 22
 
 
 def _keep_bools(shape, p, generator=None):
-    """True where dropout keeps an element: a uniform float32 draw >= p."""
-    return _keep_bools_from(_numpy_rng(generator), shape, p)
+    """True where dropout keeps an element (torch's `bernoulli_(1 - p)` from `generator` or the default one)."""
+    return _keep_bools_from(_engine(generator), shape, p)
 
 
-def _keep_bools_from(rng, shape, p):
-    """`_keep_bools` drawn from the NumPy generator `rng` (in C order; a large draw in pieces gives the same
-    values as one draw)."""
+def _keep_bools_from(engine, shape, p):
+    """`_keep_bools` drawn from `engine` (a generator's twister, or a NumPy Generator over it)."""
     shape = tuple(shape)
     count = math.prod(shape)
-    if count <= _SCRATCH_ELEMENTS:
-        return rng.random(shape, dtype=np.float32, out=_uniform_scratch(shape)) >= p
+    if count <= _DRAW_PIECE_ELEMENTS:
+        return bernoulli_scalar(engine, count, 1.0 - p).reshape(shape)
     keep = np.empty(count, dtype=np.bool_)
-    for start in range(0, count, _SCRATCH_ELEMENTS):
-        piece = min(_SCRATCH_ELEMENTS, count - start)
-        np.greater_equal(rng.random(piece, dtype=np.float32, out=_uniform_scratch((piece,))), p,
-                         out=keep[start:start + piece])
+    for start in range(0, count, _DRAW_PIECE_ELEMENTS):
+        piece = min(_DRAW_PIECE_ELEMENTS, count - start)
+        keep[start:start + piece] = bernoulli_scalar(engine, piece, 1.0 - p)
     return keep.reshape(shape)
 
 
 def _keep_mask(shape, p, dtype, generator=None):
     keep = _keep_bools(shape, p, generator)
-    scaled = np.multiply(keep, np.float32(1.0 / (1.0 - p)), dtype=np.float32)  # (one float32 array, not two)
+    # (torch divides the 0/1 noise by 1 - p in the tensor's dtype: float32(1) / float32(1 - p))
+    scaled = np.multiply(keep, np.float32(1.0) / np.float32(1.0 - p), dtype=np.float32)
     mask = Tensor.from_numpy(scaled)
     return mask if dtype == mindspore.float32 else ops.cast(mask, dtype)
 
@@ -768,8 +756,6 @@ def one_hot(tensor, num_classes=-1):
     return ops.cast(ops.equal(ops.expand_dims(tensor, -1), Tensor.from_numpy(np.arange(num_classes))), mindspore.int64)
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    raise NotImplementedError("torch.nn.functional.unfold is not supported on MindSpore yet")
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
@@ -993,14 +979,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    return ops.avg_pool1d(input, kernel_size, stride or kernel_size, padding, ceil_mode, count_include_pad)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    out = ops.max_pool2d(ops.expand_dims(input, 2), (1, kernel_size), (1, stride or kernel_size), (0, padding),
-                         (1, dilation), ceil_mode, return_indices)
-    return ops.squeeze(out, 2)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -1012,6 +992,25 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 from ._ctc import ctc_loss  # noqa: E402,F401  (speech models' CTC heads)
+
+
+# ---------------------------------------------------------------- more of torch.nn.functional, one module per family
+from ._pool_functions import (  # noqa: E402,F401
+    adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices, adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d,
+    avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+    max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d)
+from ._activation_functions import (  # noqa: E402,F401
+    celu_, elu_, gumbel_softmax, hardshrink, hardtanh_, leaky_relu_, prelu, relu_, rrelu, rrelu_, selu_, softshrink,
+    tanhshrink, threshold, threshold_)
+from ._loss_functions import (  # noqa: E402,F401
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss)
+from ._distance_functions import pairwise_distance, pdist  # noqa: E402,F401
+from ._shuffle_functions import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
+from ._sliding_blocks import fold, unfold  # noqa: E402,F401
+from ._norm_functions import batch_norm, instance_norm, local_response_norm  # noqa: E402,F401
 
 
 from .. import _backend as _backend_table  # noqa: E402

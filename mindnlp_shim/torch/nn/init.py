@@ -1,9 +1,9 @@
 """torch.nn.init: fill a tensor in place with values from a distribution or a structured pattern.
 
-Values are computed with NumPy from the shim's RNG (`torch.random`, so `torch.manual_seed` and `generator=`
-make them reproducible) and written into the tensor with the core's in-place assignment, which keeps the
-tensor object: a parameter stays where its module and optimizer hold it. Distributions, bounds, gains and
-fan modes follow torch's documentation.
+Values are drawn from the shim's generator exactly as torch's CPU kernels draw them (`torch/_generator`), so
+after `torch.manual_seed(s)` a model is initialised with real PyTorch's numbers, and written into the tensor
+with the core's in-place assignment, which keeps the tensor object: a parameter stays where its module and
+optimizer hold it. Distributions, bounds, gains and fan modes follow torch's documentation.
 """
 import math
 import warnings
@@ -12,6 +12,8 @@ import mindspore
 import numpy as np
 
 from .. import _dtype, _inplace, random as _random
+from .._generator import sampling
+from .._generator.vector_math import f32
 from ..autograd.grad_mode import no_grad
 
 Tensor = mindspore.Tensor
@@ -33,8 +35,10 @@ def _write(tensor, values):
     return tensor
 
 
-def _rng(generator):
-    return _random._numpy_rng(generator)
+def _kind(tensor):
+    from .._ops.random import _kind as kind_of
+
+    return kind_of(tensor.dtype)
 
 
 def _numel(tensor):
@@ -51,25 +55,35 @@ def _require_floating(tensor, name):
 
 def _no_grad_uniform_(tensor, a, b, generator=None):
     _require_floating(tensor, "uniform_")
-    return _write(tensor, _rng(generator).uniform(a, b, size=tuple(tensor.shape)))
+    values = sampling.uniform(_random._engine(generator), _numel(tensor), _kind(tensor), a, b)
+    return _write(tensor, values.reshape(tuple(tensor.shape)))
 
 
 def _no_grad_normal_(tensor, mean, std, generator=None):
     _require_floating(tensor, "normal_")
-    return _write(tensor, _rng(generator).normal(mean, std, size=tuple(tensor.shape)))
+    values = sampling.normal(_random._engine(generator), _numel(tensor), _kind(tensor), mean, std)
+    return _write(tensor, values.reshape(tuple(tensor.shape)))
 
 
 def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
+    """torch's inverse-CDF method: U(2 cdf(a') - 1, 2 cdf(b') - 1) in the tensor's dtype, then erfinv, scale by
+    std * sqrt(2), shift by mean, clamp to [a, b] (a', b' the standardised bounds)."""
     _require_floating(tensor, "trunc_normal_")
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    if not a < b:
-        raise ValueError(f"trunc_normal_: expected a < b, got a={a}, b={b}")
-    if std <= 0:
-        raise ValueError(f"trunc_normal_: expected std > 0, got {std}")
-    z = _truncated_standard_normal(_rng(generator), _numel(tensor), (a - mean) / std, (b - mean) / std)
-    values = np.clip(mean + std * z, a, b)
+
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    kind = _kind(tensor)
+    u = sampling.uniform(_random._engine(generator), _numel(tensor), kind, 2 * low - 1, 2 * high - 1)
+    if kind == "float64":
+        values = np.clip(sampling.erfinv_double(u) * (std * math.sqrt(2.0)) + mean, a, b)
+    else:
+        values = sampling.erfinv_float(u.astype(f32)) * f32(std * math.sqrt(2.0)) + f32(mean)
+        values = np.clip(values, f32(a), f32(b))
     return _write(tensor, values.reshape(tuple(tensor.shape)))
 
 
@@ -79,54 +93,6 @@ def _no_grad_fill_(tensor, val):
 
 def _no_grad_zero_(tensor):
     return _write(tensor, np.asarray(0))
-
-
-# ---------------------------------------------------------------- truncated normal sampling
-
-def _standard_normal_mass(alpha, beta):
-    """P(alpha <= Z <= beta) for a standard normal Z, accurate in the tails."""
-    if alpha >= 0:
-        return 0.5 * (math.erfc(alpha / math.sqrt(2)) - math.erfc(beta / math.sqrt(2)))
-    if beta <= 0:
-        return 0.5 * (math.erfc(-beta / math.sqrt(2)) - math.erfc(-alpha / math.sqrt(2)))
-    return 0.5 * (math.erf(beta / math.sqrt(2)) - math.erf(alpha / math.sqrt(2)))
-
-
-def _truncated_standard_normal(rng, n, alpha, beta):
-    """n exact draws of a standard normal conditioned on [alpha, beta], by rejection from whichever proposal
-    accepts most often: the normal itself (wide intervals), a uniform on the interval (narrow ones), or a
-    shifted exponential (intervals far in one tail)."""
-    if alpha < 0 and beta <= 0:  # mirror a left-tail interval onto the right tail
-        return -_truncated_standard_normal(rng, n, -beta, -alpha)
-    mass = _standard_normal_mass(alpha, beta)
-    width = beta - alpha
-    closest_sq = 0.0 if alpha <= 0 <= beta else alpha * alpha
-    proposals = {"normal": mass}
-    if math.isfinite(width):
-        proposals["uniform"] = mass * math.sqrt(2 * math.pi) / (width * math.exp(-closest_sq / 2))
-    if alpha > 0:
-        lam = (alpha + math.sqrt(alpha * alpha + 4)) / 2
-        proposals["exponential"] = lam * math.exp(lam * alpha - lam * lam / 2) * math.sqrt(2 * math.pi) * mass
-    kind = max(proposals, key=proposals.get)
-    efficiency = max(proposals[kind], 1e-6)
-
-    out = np.empty(n, dtype=np.float64)
-    filled = 0
-    while filled < n:
-        m = min(int((n - filled) / efficiency * 1.2) + 64, 1 << 24)
-        if kind == "normal":
-            z = rng.standard_normal(m)
-            z = z[(z >= alpha) & (z <= beta)]
-        elif kind == "uniform":
-            z = rng.uniform(alpha, beta, m)
-            z = z[rng.random(m) <= np.exp((closest_sq - z * z) / 2)]
-        else:
-            z = alpha + rng.standard_exponential(m) / lam
-            z = z[(z <= beta) & (rng.random(m) <= np.exp(-((z - lam) ** 2) / 2))]
-        take = min(len(z), n - filled)
-        out[filled:filled + take] = z[:take]
-        filled += take
-    return out
 
 
 # ---------------------------------------------------------------- gains and fans
@@ -277,7 +243,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     _require_floating(tensor, "orthogonal_")
     rows = shape[0]
     cols = _numel(tensor) // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    flat = sampling.normal(_random._engine(generator), rows * cols, _kind(tensor)).reshape(rows, cols)
+    flat = flat.astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -295,10 +262,9 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     _require_floating(tensor, "sparse_")
     rows, cols = shape
     num_zeros = int(math.ceil(sparsity * rows))
-    rng = _rng(generator)
-    values = rng.normal(0.0, std, size=shape)
-    for col in range(cols):
-        values[rng.permutation(rows)[:num_zeros], col] = 0
+    values = sampling.normal(_random._engine(generator), rows * cols, _kind(tensor), 0.0, std).reshape(shape)
+    for col in range(cols):  # (torch draws these permutations from the default generator)
+        values[sampling.randperm(_random._engine(None), rows)[:num_zeros], col] = 0
     return _write(tensor, values)
 
 

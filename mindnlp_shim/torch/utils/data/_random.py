@@ -1,21 +1,39 @@
-"""The data pipeline's randomness comes from the shim's generators (mindnlp_shim.torch.random), so that
-`torch.manual_seed`, a sampler's `generator=`, and a restored RNG state decide the sample order exactly
-as they do in PyTorch."""
+"""The data pipeline's randomness, drawn as torch's data utilities draw it (from mindnlp_shim.torch.random), so
+that `torch.manual_seed`, a sampler's `generator=`, and a restored RNG state give real PyTorch's sample order."""
 import numpy as np
 
-_INT64_BOUND = 2 ** 63 - 1
+from ..._generator import sampling
+
+
+def _engine(generator):
+    from ... import random
+
+    return random._engine(generator)
 
 
 def numpy_rng(generator=None):
-    """The NumPy generator behind a `torch.Generator` (None: the default generator); drawing advances it."""
+    """A NumPy Generator over the twister behind a `torch.Generator` (None: the default generator): seeded and
+    restored with it, but its draws are NumPy's, not torch's (use `randperm`/`randint` for torch's)."""
     from ... import random
 
     return random._numpy_rng(generator)
 
 
 def draw_seed(generator=None):
-    """One int64 seed drawn from `generator` (torch's `torch.empty((), dtype=torch.int64).random_()`)."""
-    return int(numpy_rng(generator).integers(0, _INT64_BOUND, dtype=np.int64))
+    """One int64 seed drawn from `generator`: torch's `torch.empty((), dtype=torch.int64).random_()`."""
+    return int(sampling.random_full(_engine(generator), 1, "int64")[0])
+
+
+def randperm(n, generator=None):
+    """torch.randperm(n, generator=generator) as a list."""
+    return sampling.randperm(_engine(generator), int(n)).tolist()
+
+
+def randint(high, count, generator=None):
+    """torch.randint(high=high, size=(count,), generator=generator) as a list."""
+    if count == 0:
+        return []
+    return sampling.random_from_to(_engine(generator), count, 0, high).astype(np.int64).tolist()
 
 
 def seeded_generator(seed):

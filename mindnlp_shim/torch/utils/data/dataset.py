@@ -4,7 +4,7 @@ import itertools
 import math
 import warnings
 
-from ._random import numpy_rng
+from ._random import randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split"]
@@ -162,6 +162,6 @@ def random_split(dataset, lengths, generator=None):
                               stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = numpy_rng(generator).permutation(sum(lengths)).tolist()
+    indices = randperm(sum(lengths), generator)
     return [Subset(dataset, indices[offset - length:offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]

@@ -4,7 +4,7 @@ import numbers
 import numpy as np
 import mindspore
 
-from ._random import draw_seed, numpy_rng, seeded_generator
+from ._random import draw_seed, randint, randperm, seeded_generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -61,15 +61,14 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         generator = self.generator if self.generator is not None else seeded_generator(draw_seed())
-        rng = numpy_rng(generator)
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from rng.integers(0, n, size=32, dtype=np.int64).tolist()
-            yield from rng.integers(0, n, size=self.num_samples % 32, dtype=np.int64).tolist()
+                yield from randint(n, 32, generator)
+            yield from randint(n, self.num_samples % 32, generator)
         else:
             for _ in range(self.num_samples // n):
-                yield from rng.permutation(n).tolist()
-            yield from rng.permutation(n).tolist()[: self.num_samples % n]
+                yield from randperm(n, generator)
+            yield from randperm(n, generator)[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -83,7 +82,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in numpy_rng(self.generator).permutation(len(self.indices)).tolist():
+        for i in randperm(len(self.indices), self.generator):
             yield self.indices[i]
 
     def __len__(self):
