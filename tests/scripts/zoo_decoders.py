@@ -33,15 +33,23 @@ def causal_inputs(ctx):
     return {"input_ids": ids, "attention_mask": mask, "labels": np.where(mask == 1, ids, -100)}
 
 
-def seq2seq_inputs(ctx):
-    """Encoder rows as causal_inputs but right-padded; 6 decoder labels per row, the second row's last 2 -100."""
-    ids = ctx.rng.randint(3, VOCAB, size=(2, 10)).astype(np.int64)
-    mask = np.ones_like(ids)
-    mask[1, 7:] = 0
-    ids[1, 7:] = PAD
-    labels = ctx.rng.randint(3, VOCAB, size=(2, 6)).astype(np.int64)
-    labels[1, 4:] = -100
-    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
+def seq2seq_inputs(decoder_start):
+    """Encoder rows as causal_inputs but right-padded; 6 decoder labels per row (the second row's last 2 -100),
+    and the decoder inputs the model would make of them (the start token, then the labels shifted right), so the
+    eval-mode forward without labels sees the same decoder rows."""
+
+    def build(ctx):
+        ids = ctx.rng.randint(3, VOCAB, size=(2, 10)).astype(np.int64)
+        mask = np.ones_like(ids)
+        mask[1, 7:] = 0
+        ids[1, 7:] = PAD
+        labels = ctx.rng.randint(3, VOCAB, size=(2, 6)).astype(np.int64)
+        labels[1, 4:] = -100
+        decoder_ids = np.concatenate([np.full((2, 1), decoder_start), np.where(labels == -100, PAD, labels)[:, :-1]],
+                                     axis=1)
+        return {"input_ids": ids, "attention_mask": mask, "decoder_input_ids": decoder_ids, "labels": labels}
+
+    return build
 
 
 def decoder(name, model, config, outputs=("logits",), generate=GENERATE, **kwargs):
@@ -51,7 +59,8 @@ def decoder(name, model, config, outputs=("logits",), generate=GENERATE, **kwarg
 
 
 def seq2seq(name, model, config, **kwargs):
-    return Family(name, model, lambda tf: getattr(tf, config)(**kwargs), seq2seq_inputs, generate=GENERATE,
+    return Family(name, model, lambda tf: getattr(tf, config)(**kwargs),
+                  seq2seq_inputs(kwargs["decoder_start_token_id"]), generate=GENERATE,
                   generate_inputs=("input_ids", "attention_mask"))
 
 
