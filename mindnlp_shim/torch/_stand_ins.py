@@ -91,10 +91,11 @@ TORCH_ATTRIBUTES = {
 MODULES_WITH_STAND_INS = (
     "cuda", "xpu", "mps", "backends", "_dynamo", "_dynamo.eval_frame", "_dynamo._trace_wrapped_higher_order_op",
     "compiler", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
-    "_subclasses.fake_tensor", "profiler", "distributed.tensor", "distributed.tensor.placement_types",
+    "_subclasses.fake_tensor", "profiler", "distributed.tensor",
     "distributed.tensor._utils", "distributed.device_mesh", "distributed._functional_collectives", "distributed.fsdp",
     "distributed.fsdp.fully_sharded_data_parallel", "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
-    "distributed.algorithms.join", "distributions", "distributions.relaxed_bernoulli", "distributions.wishart", "fft",
+    "distributed.algorithms.join", "distributed.algorithms.ddp_comm_hooks.default_hooks",
+    "distributed.algorithms.ddp_comm_hooks.powerSGD_hook", "distributions", "distributions.relaxed_bernoulli", "distributions.wishart", "fft",
     "nn.attention.flex_attention", "autograd.graph", "overrides",
     "utils.data.datapipes.iter.combinatorics",
 )
