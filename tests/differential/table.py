@@ -1587,3 +1587,18 @@ SPECS["cholesky_solve"] = Spec(g.custom(lambda d, rng: _cholesky_solve(d, rng, "
                                grad_tol=LINALG_TOL)
 SPECS["triangular_solve"] = Spec(g.custom(lambda d, rng: _cholesky_solve(d, rng, "triangular")), tol=LINALG_TOL,
                                  grad_tol=LINALG_TOL)
+
+
+# torch.nn.functional ops compared with real torch (values and gradients, float32 and float64) in their own
+# table of hand-picked cases: pooling windows, losses with index targets, norms with running statistics
+NOT_GENERATED.update({f"F.{n}": "compared with real torch in tests/test_nn_more_parity.py's table" for n in (
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool2d",
+    "avg_pool3d", "batch_norm", "celu_", "channel_shuffle", "cosine_embedding_loss", "elu_", "fold",
+    "gaussian_nll_loss", "gumbel_softmax", "hardshrink", "hardtanh_", "hinge_embedding_loss", "instance_norm",
+    "leaky_relu_", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_pool1d_with_indices",
+    "max_pool2d", "max_pool2d_with_indices", "max_pool3d", "max_pool3d_with_indices", "max_unpool1d",
+    "max_unpool2d", "max_unpool3d", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+    "native_channel_shuffle", "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss",
+    "prelu", "relu_", "rrelu", "rrelu_", "selu_", "soft_margin_loss", "softshrink", "tanhshrink", "threshold",
+    "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss")})

@@ -13,11 +13,8 @@ def _unsupported(name):
 
 
 _NAMES = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LSTM", "GRU", "RNN", "LSTMCell",
-          "GRUCell", "RNNCell", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d",
-          "InstanceNorm2d", "InstanceNorm3d", "PReLU", "EmbeddingBag", "Upsample", "MaxPool1d", "MaxPool2d",
-          "AvgPool1d", "AvgPool2d", "Transformer",
-          "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
-          "ZeroPad2d", "ConstantPad1d", "Fold", "Unfold", "PixelShuffle", "LocalResponseNorm"]
+          "GRUCell", "RNNCell", "SyncBatchNorm", "EmbeddingBag", "Transformer", "TransformerEncoder",
+          "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer"]
 __all__ = list(_NAMES)
 for _name in _NAMES:
     globals()[_name] = _unsupported(_name)
