@@ -79,12 +79,18 @@ def clip_config(tf):
 
 
 def clip_inputs(ctx):
-    """Two captions (each ends in the end token CLIP pools at) and two images; the contrastive loss."""
+    """Two captions (each ends in the end token CLIP pools at) and two PIL images of other sizes, resized,
+    cropped and normalised by CLIPImageProcessor(return_tensors="pt"); the contrastive loss."""
+    from PIL import Image
+
     text = token_inputs(VOCAB, length=8, labels=None, pad_from=6, pad_id=1)(ctx)
     text["input_ids"][0, -1] = CLIP_EOS
     text["input_ids"][1, 5] = CLIP_EOS
-    images = image_inputs(16)(ctx)
-    return {**text, "pixel_values": images["pixel_values"], "return_loss": True}
+    images = [Image.fromarray(ctx.rng.randint(0, 256, (h, w, 3), dtype=np.uint8)) for h, w in ((20, 28), (31, 17))]
+    processor = ctx.transformers.CLIPImageProcessor(size={"shortest_edge": 16}, crop_size={"height": 16,
+                                                                                           "width": 16})
+    pixels = processor(images=images, return_tensors="pt")["pixel_values"]
+    return {**text, "pixel_values": pixels, "return_loss": True}
 
 
 WHISPER_CHUNK_SECONDS = 1  # 100 feature frames: the encoder's 50 positions
