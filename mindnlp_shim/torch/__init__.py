@@ -2,7 +2,7 @@
 import importlib as _importlib
 
 from . import _runtime  # noqa: F401  (configures MindSpore before any op runs)
-from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit
+from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit, _inplace_aliases
 from ._dtype import (dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,  # noqa: F401
                      TORCH_NAMES as _TORCH_NAMES)
 from ._device import device  # noqa: F401
@@ -47,6 +47,7 @@ del _name, _dt
 _tensor.install()
 _bindings.install()
 _tensor_audit.install()
+_inplace_aliases.install()
 
 # Submodules are imported on first use (`torch.nn`, `torch.optim`, ...), as attribute access or `import torch.x`.
 _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distributed", "amp", "random",
