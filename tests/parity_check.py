@@ -32,8 +32,15 @@ def _loss(T, out, seed):
     return total
 
 
+def _as_dtype(a, dtype):
+    """A float array in `dtype`, a complex one in the complex dtype of `dtype`'s precision."""
+    if np.iscomplexobj(a):
+        return a.astype(np.complex128 if np.dtype(dtype) == np.float64 else np.complex64)
+    return a.astype(dtype)
+
+
 def run(T, fn, arrays, dtype, grad):
-    leaves = [T.tensor(np.asarray(a).astype(dtype)) if isinstance(a, np.ndarray) else a for a in arrays]
+    leaves = [T.tensor(_as_dtype(np.asarray(a), dtype)) if isinstance(a, np.ndarray) else a for a in arrays]
     if grad:
         for leaf in leaves:
             if isinstance(leaf, T.Tensor) and (leaf.is_floating_point() or leaf.is_complex()):
@@ -44,14 +51,18 @@ def run(T, fn, arrays, dtype, grad):
         loss = _loss(T, out, 7)
         assert loss is not None, "grad=True but no output requires grad"
         loss.backward()
-        grads = [leaf.grad.numpy() if isinstance(leaf, T.Tensor) and leaf.grad is not None else None
+        grads = [_numpy(leaf.grad) if isinstance(leaf, T.Tensor) and leaf.grad is not None else None
                  for leaf in leaves]
     return out, grads
 
 
+def _numpy(t):
+    t = t.detach()
+    return (t.resolve_conj() if hasattr(t, "resolve_conj") else t).numpy()  # (torch's lazy conjugate views)
+
+
 def _values(t):
-    a = t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
-    return a
+    return _numpy(t) if hasattr(t, "detach") else np.asarray(t)
 
 
 def _close(m, r, tol, what):
