@@ -222,3 +222,17 @@ def test_cudnn_flags_set_and_restore_like_torch():
         with T.backends.cudnn.flags(enabled=False, deterministic=True):
             assert T.backends.cudnn.enabled is False and T.backends.cudnn.deterministic is True
         assert (T.backends.cudnn.enabled, T.backends.cudnn.deterministic) == before
+
+
+# Wav2Vec2 with an attention mask zeroes padded frames in place on a linear layer's output (a known gap)
+def test_in_place_write_into_a_linear_output_raises_a_clear_error():
+    x = mt.tensor(_rng.standard_normal((2, 5, 8)).astype(np.float32), requires_grad=True)
+    mask = mt.tensor(np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], bool)).unsqueeze(-1).repeat(1, 1, 8)
+    linear = mt.nn.Linear(8, 8)
+    with pytest.raises(NotImplementedError, match="custom-gradient function"):
+        hidden = linear(x)
+        hidden[~mask] = 0
+    # the out-of-place form it names works and gives torch's gradient (zero on the masked frames)
+    out = mt.where(mask, linear(x), mt.zeros(()))
+    out.sum().backward()
+    assert np.all(x.grad.numpy()[1, 3:] == 0) and np.all(x.grad.numpy()[0] != 0)

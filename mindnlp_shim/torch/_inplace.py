@@ -102,7 +102,10 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
     into the memory it shares with its base and views. (MindSpore's recorded write into a view either puts
     the values elsewhere or gives the view a new storage: the storage is put back, keeping the new node.)"""
     if not is_view and tensor.is_contiguous() and not tensor.storage_offset():
-        _ms_copy(tensor, value)  # in place, recorded
+        try:
+            _ms_copy(tensor, value)  # in place, recorded
+        except RuntimeError as exc:
+            _refuse_custom_function_view(exc)
         return
     if check_overlap and _memory.has_internal_overlap(tensor):
         raise RuntimeError(_memory.OVERLAP_MESSAGE)
@@ -114,6 +117,17 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
     if tensor.data_ptr() != shared.data_ptr():
         swap_storage_only(tensor, shared)
     _memory.write(tensor, _memory.host_view(value), check_overlap=False)
+
+
+def _refuse_custom_function_view(exc):
+    """MindSpore refuses a recorded write into a view made inside a custom-gradient function (the 3-D output of
+    a linear layer is a reshape inside one): say so in torch's terms; re-raise anything else."""
+    if "output of custom cell" not in str(exc):
+        raise exc
+    raise NotImplementedError(
+        "an in-place write into this tensor inside autograd is not supported on MindSpore: it is a view made "
+        "inside a custom-gradient function (e.g. the output of nn.Linear on a 3-D input); write out of place "
+        "instead (torch.where or masked_fill)") from exc
 
 
 def swap_storage_only(tensor, view):
