@@ -30,7 +30,6 @@ def apply_all():
             wrapt.register_post_import_hook(lambda module, name=target_name: _apply_one(name, module), target_name)
 
 
-register("transformers.trainer", "transformers_trainer")  # resume checkpoints written by real PyTorch
 register("transformers.training_args", "transformers_training_args")  # optimizers that cannot run: fail early
 # checkpoint folders complete or absent; resume takes the newest complete one
 register("transformers.trainer_utils", "transformers_checkpoints")

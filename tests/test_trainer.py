@@ -222,8 +222,8 @@ def test_short_run_matches_real_torch_step_by_step(parity_runs):
 
 
 def test_resume_from_a_checkpoint_real_torch_wrote(parity_runs):
-    """Real torch's checkpoint-4 (model, optimizer, scheduler, trainer state; its RNG state cannot be restored,
-    which patches/transformers_trainer.py turns into a logged error) continues on ours as torch continued it."""
+    """Real torch's checkpoint-4 (model, optimizer, scheduler, trainer state and its CPU RNG state, which the
+    shim's generator restores) continues on ours as torch continued it."""
     resumed, theirs = parity_runs["shim"]["resumed_from_torch"], parity_runs["torch"]
     assert "error" not in resumed, resumed["error"]
     assert resumed["global_step"] == 8
