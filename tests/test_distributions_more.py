@@ -352,3 +352,26 @@ def test_shapes_of_batched_and_event_distributions():
     assert cat.batch_shape == (2,) and cat.event_shape == () and tuple(cat.enumerate_support().shape) == (6, 2)
     dirichlet = D.Dirichlet(mt.ones(2, 3))
     assert dirichlet.batch_shape == (2,) and dirichlet.event_shape == (3,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_probabilities_at_zero_and_one_clamp_like_torch(dtype):
+    # eps-clamped probabilities: 1 - eps and tiny must stay exact in float64 (not rounded through float32)
+    probs = np.array([0.0, 1.0, 0.5, 1e-300 if dtype == np.float64 else 1e-30], dtype)
+    value = np.array([0.0, 1.0, 1.0, 0.0], dtype)
+    for name in ("Bernoulli", "Geometric"):
+        got = getattr(mt.distributions, name)(probs=mt.tensor(probs), validate_args=False)
+        want = getattr(rt.distributions, name)(probs=rt.tensor(probs), validate_args=False)
+        np.testing.assert_allclose(got.logits.numpy(), want.logits.numpy(), rtol=1e-12)
+        # (F.binary_cross_entropy_with_logits rounds differently from torch's at one ulp of 1: an absolute
+        # tolerance of that size)
+        np.testing.assert_allclose(got.log_prob(mt.tensor(value)).numpy(), want.log_prob(rt.tensor(value)).numpy(),
+                                   rtol=1e-12, atol=2 * np.finfo(dtype).eps)
+    cat_probs = np.array([[0.0, 0.3, 0.7]], dtype)
+    got = mt.distributions.Categorical(probs=mt.tensor(cat_probs)).entropy().numpy()
+    want = rt.distributions.Categorical(probs=rt.tensor(cat_probs)).entropy().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    x = np.array([-800.0, 0.3, 800.0], dtype)
+    got = mt.distributions.SigmoidTransform()(mt.tensor(x)).numpy()
+    want = rt.distributions.SigmoidTransform()(rt.tensor(x)).numpy()
+    np.testing.assert_array_equal(got, want)

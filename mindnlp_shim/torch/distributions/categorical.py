@@ -4,6 +4,7 @@ from ... import torch
 from . import constraints
 from ._probs_or_logits import ProbsOrLogits, given_one
 from .distribution import Distribution
+from .utils import clamp_exact
 
 __all__ = ["Categorical"]
 
@@ -61,7 +62,7 @@ class Categorical(ProbsOrLogits, Distribution):
 
     def entropy(self):
         # a logit of -inf (probability 0) contributes 0, not 0 * -inf
-        logits = self.logits.clamp(min=torch.finfo(self.logits.dtype).min)
+        logits = clamp_exact(self.logits, min=torch.finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):

@@ -3,7 +3,7 @@ from ... import torch
 from . import constraints
 from ._gamma_draws import standard_gamma
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import broadcast_all, clamp_exact
 
 __all__ = ["Gamma"]
 
@@ -32,7 +32,7 @@ class Gamma(ExponentialFamily):
     def rsample(self, sample_shape=torch.Size()):
         shape = self._extended_shape(sample_shape)
         value = standard_gamma(self.concentration, shape, "Gamma") / self.rate.expand(shape)
-        return value.clamp(min=torch.finfo(value.dtype).tiny)
+        return clamp_exact(value, min=torch.finfo(value.dtype).tiny)
 
     def log_prob(self, value):
         value = value if isinstance(value, torch.Tensor) else torch.tensor(value, dtype=self.rate.dtype)

@@ -4,7 +4,7 @@ from ... import torch
 from . import constraints
 from ._probs_or_logits import ProbsOrLogits, given_one
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import broadcast_all, clamp_exact
 
 __all__ = ["Geometric"]
 
@@ -41,7 +41,7 @@ class Geometric(ProbsOrLogits, Distribution):
     def sample(self, sample_shape=torch.Size()):
         tiny = torch.finfo(self.probs.dtype).tiny
         with torch.no_grad():
-            u = torch.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype).clamp(min=tiny)
+            u = clamp_exact(torch.rand(self._extended_shape(sample_shape), dtype=self.probs.dtype), min=tiny)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value):

@@ -8,7 +8,7 @@ import numbers
 
 from ... import torch
 from . import constraints
-from .utils import sum_rightmost
+from .utils import clamp_exact, sum_rightmost
 
 __all__ = ["Transform", "ComposeTransform", "ExpTransform", "AffineTransform", "SigmoidTransform",
            "TanhTransform", "AbsTransform", "PowerTransform", "SoftmaxTransform", "SoftplusTransform",
@@ -357,11 +357,11 @@ class SigmoidTransform(Transform):
 
     def _call(self, x):
         finfo = torch.finfo(x.dtype)
-        return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+        return clamp_exact(torch.sigmoid(x), finfo.tiny, 1.0 - finfo.eps)
 
     def _inverse(self, y):
         finfo = torch.finfo(y.dtype)
-        y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+        y = clamp_exact(y, finfo.tiny, 1.0 - finfo.eps)
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):

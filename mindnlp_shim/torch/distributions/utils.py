@@ -21,10 +21,22 @@ def broadcast_all(*values):
     return torch.broadcast_tensors(*as_tensors)
 
 
+def clamp_exact(value, min=None, max=None):
+    """torch.clamp with bounds exact in value's dtype (the shim's clamp rounds a float64 bound to float32, which
+    turns 1 - eps into 1 and tiny into 0); the gradient passes where min <= value <= max, as clamp's."""
+    if min is not None:
+        low = torch.full_like(value, min)
+        value = torch.where(value < low, low, value)
+    if max is not None:
+        high = torch.full_like(value, max)
+        value = torch.where(value > high, high, value)
+    return value
+
+
 def clamp_probs(probs):
     """Probabilities kept eps away from 0 and 1 (eps of their dtype), so their logs stay finite."""
     eps = torch.finfo(probs.dtype).eps
-    return probs.clamp(min=eps, max=1 - eps)
+    return clamp_exact(probs, eps, 1 - eps)
 
 
 def logits_to_probs(logits, is_binary=False):
