@@ -41,12 +41,19 @@ def deberta_v2_config(tf):
                               pooler_hidden_size=32, num_labels=NUM_LABELS, pad_token_id=0)
 
 
-def modernbert_config(tf):
+def modernbert_config(tf, **extra):
     # rotary positions, alternating global and sliding-window (local_attention=4) layers
     return tf.ModernBertConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
                                num_attention_heads=4, max_position_embeddings=64, global_attn_every_n_layers=2,
                                local_attention=4, pad_token_id=0, bos_token_id=2, eos_token_id=3, cls_token_id=2,
-                               sep_token_id=3)
+                               sep_token_id=3, **extra)
+
+
+def electra_discriminator_inputs(ctx):
+    """ELECTRA's pre-training head: per token, was it replaced (1) or original (0)."""
+    inputs = token_inputs(VOCAB, labels=None, pad_id=0)(ctx)
+    inputs["labels"] = ctx.rng.randint(0, 2, size=inputs["input_ids"].shape).astype(np.int64)
+    return inputs
 
 
 def vit_config(tf):
@@ -165,9 +172,14 @@ FAMILIES = [
     Family("albert", "AlbertForMaskedLM", albert_config, token_inputs(VOCAB, pad_id=0)),
     Family("electra", "ElectraForSequenceClassification", electra_config,
            token_inputs(VOCAB, labels="class", pad_id=0)),
+    Family("electra_discriminator", "ElectraForPreTraining", electra_config, electra_discriminator_inputs),
     Family("deberta_v2", "DebertaV2ForSequenceClassification", deberta_v2_config,
            token_inputs(VOCAB, labels="class", pad_id=0)),
+    Family("deberta_v2_mlm", "DebertaV2ForMaskedLM", deberta_v2_config, token_inputs(VOCAB, pad_id=0)),
     Family("modernbert", "ModernBertForMaskedLM", modernbert_config, token_inputs(VOCAB, pad_id=0)),
+    Family("modernbert_cls", "ModernBertForSequenceClassification",
+           lambda tf: modernbert_config(tf, num_labels=NUM_LABELS, classifier_pooling="mean"),
+           token_inputs(VOCAB, labels="class", pad_id=0)),
     Family("vit", "ViTForImageClassification", vit_config, image_inputs(16)),
     Family("swin", "SwinForImageClassification", swin_config, image_inputs(32)),
     Family("convnext", "ConvNextForImageClassification", convnext_config, image_inputs(32)),
