@@ -243,3 +243,23 @@ def test_stream_is_a_type_nothing_is_an_instance_of():
     assert not isinstance(mt.ones(1), mt.Stream)
     with pytest.raises(NotImplementedError, match="torch.Stream"):
         mt.Stream()
+
+
+# ---------------------------------------------------------------- out= inside an autocast region
+@pytest.mark.parametrize("inputs,out_dtype", [("bfloat16", "bfloat16"), ("float32", "float32"),
+                                              ("float32", "bfloat16"), ("bfloat16", "float32")])
+def test_out_calls_are_not_autocast_like_torch(inputs, out_dtype):
+    """trl's chunked log-prob kernel writes `torch.mm(a, b, out=tile)` in autocast's dtype inside a CPU
+    bfloat16 region: torch does not autocast calls given out=, so only the out dtype rule applies."""
+    a = _rng.standard_normal((2, 3)).astype(np.float32)
+    b = _rng.standard_normal((3, 4)).astype(np.float32)
+    outcomes = []
+    for T in (rt, mt):
+        out = T.empty(2, 4, dtype=getattr(T, out_dtype))
+        with T.autocast("cpu", dtype=T.bfloat16):
+            x, y = (T.tensor(v).to(getattr(T, inputs)) for v in (a, b))
+            outcome = _outcome(lambda: T.mm(x, y, out=out))
+        outcomes.append((outcome[0], out.float().numpy() if outcome[0] == "ok" else None))
+    assert outcomes[0][0] == outcomes[1][0]
+    if outcomes[0][0] == "ok":
+        np.testing.assert_allclose(outcomes[1][1], outcomes[0][1], rtol=1e-2, atol=1e-2)

@@ -71,11 +71,16 @@ def _with_casts(fn, target_dtype):
     def op(*args, **kwargs):
         if not autocast_mode.open_process_regions:
             return fn(*args, **kwargs)
+        if kwargs.get("out") is not None:
+            # torch: a call given out= runs in an autocast region without being autocast (nor is the value its
+            # out= branch computes by calling the op again)
+            with autocast_mode.restored({}):
+                return fn(*args, **kwargs)
         dtype = target_dtype()
         if dtype is None:
             return fn(*args, **kwargs)
         args = tuple(_cast_one(a, dtype) for a in args)
-        kwargs = {k: v if k == "out" else _cast_one(v, dtype) for k, v in kwargs.items()}  # out= stays as given
+        kwargs = {k: _cast_one(v, dtype) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
 
     op.__wrapped_for_autocast__ = True
