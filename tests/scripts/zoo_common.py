@@ -21,7 +21,7 @@ every parameter's gradient, the parameters after one AdamW step, and `generate` 
 generates. Each phase writes D/<phase>.npz keyed "<family>/<what>/..." and prints a JSON summary last; an
 exception in one family is recorded as "<family>/error" and the others go on.
 
-The test side (`run_phases`, `load_results` and the `check_*` functions) compares the phases; a test module
+The test side (`run_phases`, `load_results`, `run_check` and the `check_*` functions) compares the phases; a test module
 parametrizes the checks over its families (see tests/test_zoo_encoders.py). This module imports neither torch
 nor transformers at import time: in the shim phase `import mindnlp` must come first.
 """
