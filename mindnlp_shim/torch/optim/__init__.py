@@ -16,6 +16,8 @@ from .radam import RAdam
 from .adadelta import Adadelta
 from .asgd import ASGD
 from .rprop import Rprop
+from .sparse_adam import SparseAdam
+from . import swa_utils  # noqa: F401
 
 __all__ = ["Optimizer", "Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop",
-           "lr_scheduler"]
+           "SparseAdam", "lr_scheduler", "swa_utils"]
