@@ -24,7 +24,8 @@ def reports(tmp_path_factory):
         runpy.run_path({RUN!r}, run_name="__main__")
     """, timeout=600)
     theirs = json.loads([line for line in theirs.splitlines() if line.strip()][-1])
-    ours = run_shim_json([RUN, "--side", "shim", "--workdir", workdir], timeout=600)
+    ours = run_shim_json([RUN, "--side", "shim", "--workdir", workdir, "--trainers", "sft,dpo,sft_defaults"],
+                         timeout=600)
     return ours, theirs
 
 
@@ -53,3 +54,13 @@ def test_dpo_learns_to_prefer_the_chosen_completions(reports):
     assert _steps(ours, "dpo", "loss")[0] == pytest.approx(np.log(2), rel=1e-6)  # policy == reference at step 1
     assert _steps(ours, "dpo", "loss")[-1] < 0.6
     assert _steps(ours, "dpo", "rewards/accuracies")[-1] == 1.0
+
+
+def test_sft_with_trls_own_defaults_runs_in_bf16_autocast_and_learns(reports):
+    """trl defaults to bf16=True: on the CPU that is a bfloat16 autocast region, where trl's fused log-prob
+    kernel writes matrix products into bf16 buffers through out=."""
+    run = reports[0]["sft_defaults"]
+    assert run["bf16"] is True and run["gradient_checkpointing"] is True
+    losses = _steps(reports[0], "sft_defaults", "loss")
+    assert len(losses) == 6 and all(np.isfinite(losses))
+    assert np.mean(losses[-2:]) < np.mean(losses[:2]) - 0.2

@@ -104,10 +104,26 @@ def run_dpo():
     return {"steps": recorder.rows}
 
 
+def run_sft_defaults():
+    """SFTTrainer with trl's own defaults (bf16 autocast, gradient checkpointing, shuffled batches) on the CPU."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import SFTConfig, SFTTrainer
+
+    recorder = Recorder(["loss"])
+    args = SFTConfig(output_dir=os.path.join(ARGS.workdir, f"sft_defaults_{ARGS.side}"), use_cpu=True,
+                     max_steps=2 * ARGS.steps, per_device_train_batch_size=3, learning_rate=1e-2, logging_steps=1,
+                     report_to=[], save_strategy="no", disable_tqdm=True)
+    trainer = SFTTrainer(model=AutoModelForCausalLM.from_pretrained(MODEL_DIR), args=args,
+                         processing_class=AutoTokenizer.from_pretrained(MODEL_DIR),
+                         train_dataset=datasets.Dataset.from_dict({"text": TEXTS}), callbacks=[recorder.callback()])
+    trainer.train()
+    return {"steps": recorder.rows, "bf16": args.bf16, "gradient_checkpointing": args.gradient_checkpointing}
+
+
 def main():
     if ARGS.write_model:
         write_model()
-    runs = {"sft": run_sft, "dpo": run_dpo}
+    runs = {"sft": run_sft, "dpo": run_dpo, "sft_defaults": run_sft_defaults}
     print(json.dumps({name: runs[name]() for name in ARGS.trainers.split(",")}))
 
 
