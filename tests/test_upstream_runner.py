@@ -92,3 +92,19 @@ def test_assert_close_which_the_upstream_suite_calls():
         testing.assert_close(a, ones(4, dtype=float32))
     with pytest.raises(ValueError):
         testing.assert_close(a, a, rtol=1e-3)
+
+
+def test_every_model_has_a_suite_and_shared_testers_are_laid_out(tmp_path):
+    """Each model the runner offers has its suite file; suites that share testers find tiny_testers.py beside
+    them in the temporary tree."""
+    import package
+
+    for model in package.MODELS:
+        assert os.path.exists(os.path.join(UPSTREAM_DIR, f"suite_{model}.py")), model
+    archive = sdist.sdist_path()
+    if not os.path.exists(archive):
+        pytest.skip(f"transformers sdist not cached at {archive} (run tests/upstream/run.py once)")
+    tests = package.build(str(tmp_path), archive, models=("mistral", "bart"))
+    for model in ("mistral", "bart"):
+        assert "from tiny_testers import" in open(tests[model]).read()
+    assert "class CausalLMTester" in (tmp_path / "tiny_testers.py").read_text()

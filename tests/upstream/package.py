@@ -2,6 +2,7 @@
 
     <root>/conftest.py           conftest_upstream.py: installs the shim first, applies skips.py
     <root>/skips.py
+    <root>/tiny_testers.py       model testers shared by the suites of several models
     <root>/hf_tests/             the sdist's common test files as a package, plus the modules they import
                                  from transformers' tests package that the sdist does not ship
     <root>/test_<model>.py       suite_<model>.py: the model testers
@@ -12,7 +13,7 @@ import shutil
 from sdist import extract_common_tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODELS = ("bert", "gpt2", "llama", "t5")
+MODELS = ("bert", "gpt2", "llama", "t5", "mistral", "qwen2", "opt", "bart")
 
 # Modules test_modeling_common.py / test_configuration_common.py import relatively that are not in the sdist.
 # The export and generation mixins are left empty: torch.export has no MindSpore meaning, and generation is
@@ -54,6 +55,7 @@ def build(root, archive, models=MODELS):
             fh.write(text)
     shutil.copy(os.path.join(HERE, "conftest_upstream.py"), os.path.join(root, "conftest.py"))
     shutil.copy(os.path.join(HERE, "skips.py"), os.path.join(root, "skips.py"))
+    shutil.copy(os.path.join(HERE, "tiny_testers.py"), os.path.join(root, "tiny_testers.py"))
     with open(os.path.join(root, "pytest.ini"), "w") as fh:
         fh.write("[pytest]\naddopts = -p no:warnings\n")  # <root> is the rootdir, not the project
     tests = {}
