@@ -12,8 +12,8 @@ def _unsupported(name):
     return type(name, (Module,), {"__init__": __init__, "__doc__": f"torch.nn.{name} (not supported yet)."})
 
 
-_NAMES = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LSTM", "GRU", "RNN", "LSTMCell",
-          "GRUCell", "RNNCell", "SyncBatchNorm", "EmbeddingBag", "Transformer", "TransformerEncoder",
+_NAMES = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "SyncBatchNorm", "EmbeddingBag",
+          "Transformer", "TransformerEncoder",
           "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer"]
 __all__ = list(_NAMES)
 for _name in _NAMES:
