@@ -263,3 +263,40 @@ def test_out_calls_are_not_autocast_like_torch(inputs, out_dtype):
     assert outcomes[0][0] == outcomes[1][0]
     if outcomes[0][0] == "ok":
         np.testing.assert_allclose(outcomes[1][1], outcomes[0][1], rtol=1e-2, atol=1e-2)
+
+
+# ---------------------------------------------------------------- print options
+def test_print_options_state_follows_torch():
+    import mindnlp_shim.torch._tensor_str as ours
+
+    theirs = rt._tensor_str
+    assert ours.get_printoptions() == theirs.get_printoptions()
+    try:
+        for kwargs in ({"profile": "short"}, {"precision": 6}, {"profile": "full", "edgeitems": 1, "sci_mode": True},
+                       {"threshold": 5, "linewidth": 120}, {"profile": "default"}):
+            mt.set_printoptions(**kwargs)
+            rt.set_printoptions(**kwargs)
+            assert ours.get_printoptions() == theirs.get_printoptions(), kwargs
+        with ours.printoptions(precision=2, sci_mode=False), theirs.printoptions(precision=2, sci_mode=False):
+            assert ours.get_printoptions() == theirs.get_printoptions()
+        assert ours.get_printoptions() == theirs.get_printoptions()
+        with pytest.raises(ValueError):
+            mt.set_printoptions(profile="huge")
+    finally:
+        mt.set_printoptions(profile="default")
+        rt.set_printoptions(profile="default")
+
+
+def test_repr_follows_the_print_options():
+    x = mt.tensor([1.23456789, 100.0])
+    try:
+        with mt._tensor_str.printoptions(precision=2):
+            assert "1.23" in repr(x) and "1.2346" not in repr(x)
+        assert "1.2346" in repr(x)
+        with mt._tensor_str.printoptions(sci_mode=True, precision=3):
+            assert "1.235e+00" in repr(x) and "1.000e+02" in repr(x)
+        with mt._tensor_str.printoptions(threshold=4, edgeitems=1):
+            assert "..." in repr(mt.arange(10))
+        assert "..." not in repr(mt.arange(10))
+    finally:
+        mt.set_printoptions(profile="default")

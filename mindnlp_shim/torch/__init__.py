@@ -55,7 +55,8 @@ _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distribu
                "linalg", "fft", "special", "testing", "mps", "xpu", "npu", "accelerator", "profiler", "hub",
                "onnx", "distributions", "_C", "cpu", "export", "_subclasses", "_functorch", "_inductor",
                "multiprocessing", "storage", "version", "func", "_prims_common", "_guards", "_logging",
-               "package", "sparse", "quantization", "ao", "masked", "signal", "nested", "functional")
+               "package", "sparse", "quantization", "ao", "masked", "signal", "nested", "functional",
+               "_tensor_str")
 
 
 # torch names whose one definition lives in a lazily imported submodule (torch's are the same objects)

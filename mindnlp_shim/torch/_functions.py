@@ -72,11 +72,7 @@ def can_cast(from_, to):
     return _promotion.can_cast(from_, to)
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
-    import numpy as np
-
-    np.set_printoptions(**{k: v for k, v in dict(precision=precision, threshold=threshold, edgeitems=edgeitems,
-                                                  linewidth=linewidth).items() if v is not None})
+from ._tensor_str import set_printoptions  # noqa: E402
 
 
 _threads = {"intra": max(1, len(os.sched_getaffinity(0))), "inter": 1}

@@ -352,8 +352,9 @@ def is_shared(self):
 # ---------------------------------------------------------------- printing
 def __repr__(self, *, tensor_contents=None):
     arr = self.astype(mindspore.float32).asnumpy() if self.dtype == mindspore.bfloat16 else self.asnumpy()
-    body = np.array2string(arr, separator=", ", precision=4, threshold=1000, edgeitems=3,
-                           prefix="tensor(", floatmode="maxprec")
+    from ._tensor_str import numpy_options
+
+    body = np.array2string(arr, separator=", ", prefix="tensor(", floatmode="maxprec", **numpy_options())
     extras = []
     default_for_kind = {"f": _dtype.get_default_dtype(), "i": mindspore.int64, "b": mindspore.bool_}
     kind = "f" if self.dtype in _dtype.FLOATING else "b" if self.dtype == mindspore.bool_ else \
