@@ -294,3 +294,24 @@ def test_batch_norm_module_state_dict_matches_torch_layout():
     assert list(ours) == list(theirs)
     for key in ours:
         assert str(ours[key].dtype) == str(theirs[key].dtype) and tuple(ours[key].shape) == tuple(theirs[key].shape)
+
+
+def test_parameters_to_vector_and_back_match_torch():
+    def run(T):
+        model = T.nn.Sequential(T.nn.Linear(3, 2), T.nn.Linear(2, 1))
+        with T.no_grad():
+            for i, p in enumerate(model.parameters()):
+                p.copy_(T.tensor(np.arange(p.numel(), dtype=np.float32).reshape(p.shape) + i))
+        vector = T.nn.utils.parameters_to_vector(model.parameters())
+        vector.sum().backward()
+        grads = [p.grad.numpy() for p in model.parameters()]
+        T.nn.utils.vector_to_parameters(T.tensor(np.arange(vector.numel(), dtype=np.float32) * -1),
+                                        model.parameters())
+        return vector.detach().numpy(), grads, [p.detach().numpy() for p in model.parameters()]
+
+    ours, theirs = run(mt), run(rt)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    for a, b in zip(ours[1] + ours[2], theirs[1] + theirs[2]):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError):
+        mt.nn.utils.vector_to_parameters([1.0], [])
