@@ -194,6 +194,20 @@ CASES = {
     "InstanceNorm1d_affine_tracked": (lambda T, x: _train_then_eval(
         T, T.nn.InstanceNorm1d(3, affine=True, track_running_stats=True, dtype=x.dtype), x), [randn(2, 3, 6)]),
     "LocalResponseNorm": (module("LocalResponseNorm", 2), [randn(2, 4, 3, 3)]),
+    # sampling grids (grid points also on pixel centres, edges and outside the input)
+    **{f"grid_sample_{mode}_{padding}_{corners}": (
+        f("grid_sample", mode=mode, padding_mode=padding, align_corners=corners),
+        [randn(2, 3, 5, 6), np.concatenate([_rng.uniform(-1.4, 1.4, (2, 3, 7, 2)),
+                                            np.array([[[[0.0, 0.0], [-1.0, 1.0], [0.2, -1.0], [1.0, 0.5],
+                                                        [0.5, 0.5], [-0.6, 0.6], [1.0, -1.0]]]] * 2)], 1)])
+       for mode in ("bilinear", "nearest") for padding in ("zeros", "border", "reflection")
+       for corners in (True, False)},
+    "affine_grid_2d": (f("affine_grid", (2, 3, 4, 5), align_corners=False), [randn(2, 2, 3)]),
+    "affine_grid_2d_corners": (f("affine_grid", (2, 3, 1, 5), align_corners=True), [randn(2, 2, 3)]),
+    "affine_grid_3d": (f("affine_grid", (1, 2, 3, 4, 2), align_corners=False), [randn(1, 3, 4)]),
+    "affine_then_sample": (lambda T, x, th: T.nn.functional.grid_sample(
+        x, T.nn.functional.affine_grid(th, (2, 3, 4, 5), align_corners=False), align_corners=False),
+        [randn(2, 3, 6, 6), randn(2, 2, 3) * 0.7]),
     # padding modules
     "ZeroPad2d": (module("ZeroPad2d", (1, 0, 2, 1)), [randn(2, 3, 4, 4)]),
     "ConstantPad1d": (module("ConstantPad1d", 2, 3.5), [randn(2, 3, 4)]),

@@ -1011,6 +1011,7 @@ from ._distance_functions import pairwise_distance, pdist  # noqa: E402,F401
 from ._shuffle_functions import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 from ._sliding_blocks import fold, unfold  # noqa: E402,F401
 from ._norm_functions import batch_norm, instance_norm, local_response_norm  # noqa: E402,F401
+from ._grid_sampling import affine_grid, grid_sample  # noqa: E402,F401
 
 
 from .. import _backend as _backend_table  # noqa: E402
