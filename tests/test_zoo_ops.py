@@ -51,6 +51,7 @@ def test_layer_norm_without_bias_matches_torch():
                                               ("AdaptiveAvgPool2d", (2, 3, 5, 6), (1, 1)),
                                               ("AdaptiveAvgPool2d", (2, 3, 5, 6), (2, 3))])
 def test_adaptive_avg_pool_modules_match_torch(name, shape, size):
+    """(the modules call nn.functional's adaptive_avg_pool1d/2d: this also checks those)"""
     x = _rng.standard_normal(shape).astype(np.float32)
     ours, theirs = getattr(mt.nn, name)(size), getattr(rt.nn, name)(size)
     assert repr(ours) == repr(theirs)

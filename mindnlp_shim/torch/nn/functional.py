@@ -984,7 +984,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def adaptive_avg_pool1d(input, output_size):
-    return ops.adaptive_avg_pool1d(input, output_size)
+    # as a 2d pool over a height-1 input: MindSpore's 1d kernel refuses lengths not divisible by the size
+    size = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return _sh.squeeze(adaptive_avg_pool2d(_sh.unsqueeze(input, -2), (1, size)), -2)
 
 
 def adaptive_avg_pool2d(input, output_size):

@@ -11,9 +11,7 @@ class AdaptiveAvgPool1d(Module):
         self.output_size = output_size
 
     def forward(self, input):
-        # as a 2d pool over a height-1 image: MindSpore's 1d kernel refuses lengths not divisible by the size
-        size = self.output_size[0] if isinstance(self.output_size, (tuple, list)) else self.output_size
-        return F.adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
