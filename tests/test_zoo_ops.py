@@ -126,6 +126,9 @@ def test_stft_refuses_what_it_cannot_answer():
         mt.stft(mt.tensor(np.ones(32, np.complex64)), 8, return_complex=True)
     with pytest.raises(NotImplementedError, match="gradients"):
         mt.stft(mt.tensor(np.ones(32, np.float32), requires_grad=True), 8, return_complex=True)
+    with mt.no_grad():  # no graph, nothing to refuse
+        assert tuple(mt.stft(mt.tensor(np.ones(32, np.float32), requires_grad=True), 8,
+                             return_complex=True).shape) == (5, 17)
 
 
 # Wav2Vec2's positional convolution: parametrizations.weight_norm(conv, name="weight", dim=2)

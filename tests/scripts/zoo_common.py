@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -221,8 +222,6 @@ def main(families, argv=None):
 
     assert torch.__name__.startswith("mindnlp_shim") == (args.phase == "shim"), torch.__name__
     out, errors, seconds = {}, {}, {}
-    import time
-
     for family in families:
         if args.only and family.name not in args.only:
             continue

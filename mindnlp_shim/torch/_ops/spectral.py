@@ -11,6 +11,7 @@ import mindspore
 from mindspore import ops
 
 from .. import _dtype
+from ..autograd.grad_mode import is_grad_enabled
 from .creation import _finish, _from_numpy_copy, tensor
 
 _PAD_MODES = ("reflect", "constant", "replicate", "circular")
@@ -96,7 +97,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         raise RuntimeError(f"stft: expected 0 < win_length <= n_fft and hop_length > 0, got win_length="
                            f"{win_length}, n_fft={n_fft}, hop_length={hop}")
     onesided = True if onesided is None else onesided
-    if return_complex and input._requires_grad:
+    if return_complex and input._requires_grad and is_grad_enabled():
         raise NotImplementedError("torch.stft with return_complex=True does not support gradients on mindnlp-shim "
                                   "(complex autograd); use return_complex=False")
 
