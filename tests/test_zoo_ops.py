@@ -240,3 +240,29 @@ def test_in_place_write_into_a_linear_output_raises_a_clear_error():
     out = mt.where(mask, linear(x), mt.zeros(()))
     out.sum().backward()
     assert np.all(x.grad.numpy()[1, 3:] == 0) and np.all(x.grad.numpy()[0] != 0)
+
+
+class _Doubled:
+    """A parametrization (as an nn.Module of either side): the attribute is twice its original."""
+
+    @staticmethod
+    def make(T):
+        class Doubled(T.nn.Module):
+            def forward(self, x):
+                return x * 2
+
+            def right_inverse(self, x):
+                return x / 2
+
+        return Doubled()
+
+
+def test_parametrized_buffer_keeps_a_buffer_original_like_torch():
+    layouts = []
+    for T in (mt, rt):
+        module = T.nn.Module()
+        module.register_buffer("scale", T.tensor(np.array([1.0, 3.0], np.float32)))
+        T.nn.utils.parametrize.register_parametrization(module, "scale", _Doubled.make(T))
+        layouts.append((sorted(dict(module.named_buffers())), sorted(dict(module.named_parameters())),
+                        module.scale.numpy().tolist(), module.parametrizations.scale.original.numpy().tolist()))
+    assert layouts[0] == layouts[1]

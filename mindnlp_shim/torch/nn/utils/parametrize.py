@@ -21,17 +21,19 @@ class ParametrizationList(ModuleList):
         super().__init__(modules)
         self.unsafe = unsafe
         first = modules[0]
-        split = first.right_inverse(original) if hasattr(first, "right_inverse") else original
-        with_grad = isinstance(original, Parameter) or getattr(original, "requires_grad", False)
-        if isinstance(split, (tuple, list)):
-            self.is_tensor = False
-            self.ntensors = len(split)
-            for i, part in enumerate(split):
-                self.register_parameter(f"original{i}", Parameter(part.detach().clone(), requires_grad=with_grad))
-        else:
-            self.is_tensor = True
-            self.ntensors = 1
-            self.register_parameter("original", Parameter(split.detach().clone(), requires_grad=with_grad))
+        from ... import no_grad
+
+        with no_grad():
+            split = first.right_inverse(original) if hasattr(first, "right_inverse") else original
+        parts = list(split) if isinstance(split, (tuple, list)) else [split]
+        self.is_tensor = not isinstance(split, (tuple, list))
+        self.ntensors = len(parts)
+        for i, part in enumerate(parts):
+            name = "original" if self.is_tensor else f"original{i}"
+            if isinstance(original, Parameter):  # a parameter's originals are parameters, a buffer's buffers
+                self.register_parameter(name, Parameter(part.detach().clone(), requires_grad=original.requires_grad))
+            else:
+                self.register_buffer(name, part.detach().clone())
 
     def right_inverse(self, value):
         """Store `value` as the originals, through each parametrization's right_inverse (last first)."""
