@@ -208,6 +208,19 @@ CASES = {
     "affine_then_sample": (lambda T, x, th: T.nn.functional.grid_sample(
         x, T.nn.functional.affine_grid(th, (2, 3, 4, 5), align_corners=False), align_corners=False),
         [randn(2, 3, 6, 6), randn(2, 2, 3) * 0.7]),
+    # transposed convolutions (float32: F.conv2d's float64 backward has no CPU kernel)
+    "conv_transpose2d": (f("conv_transpose2d"), [randn(2, 4, 5, 6), randn(4, 3, 3, 2), randn(3)]),
+    "conv_transpose2d_strided": (f("conv_transpose2d", stride=2, padding=1, output_padding=1),
+                                 [randn(2, 4, 5, 6), randn(4, 3, 3, 3)]),
+    "conv_transpose2d_groups_dilation": (f("conv_transpose2d", stride=(2, 3), padding=(1, 2), groups=2, dilation=2),
+                                         [randn(1, 4, 4, 5), randn(4, 3, 3, 2), randn(6)]),
+    "conv_transpose2d_crop": (f("conv_transpose2d", stride=3, padding=3, output_padding=2),
+                              [randn(1, 2, 4, 4), randn(2, 2, 3, 3)]),
+    "conv_transpose1d": (f("conv_transpose1d", stride=2, padding=1, output_padding=1, dilation=1),
+                         [randn(2, 3, 7), randn(3, 2, 4), randn(2)]),
+    "conv_transpose1d_unbatched": (f("conv_transpose1d", stride=3), [randn(3, 5), randn(3, 4, 2)]),
+    "ConvTranspose2d_output_size": (lambda T, x, w: _conv_transpose_module(T, x, w, (8, 10)),
+                                    [randn(1, 2, 4, 5), randn(2, 3, 3, 3)]),
     # padding modules
     "ZeroPad2d": (module("ZeroPad2d", (1, 0, 2, 1)), [randn(2, 3, 4, 4)]),
     "ConstantPad1d": (module("ConstantPad1d", 2, 3.5), [randn(2, 3, 4)]),
@@ -224,6 +237,13 @@ CASES = {
 }
 
 
+def _conv_transpose_module(T, x, w, output_size):
+    module = T.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, bias=False)
+    with T.no_grad():
+        module.weight.copy_(w)
+    return module(x, output_size=output_size)
+
+
 def _train_then_eval(T, norm, x):
     norm.train()
     first = norm(x)
@@ -233,8 +253,11 @@ def _train_then_eval(T, norm, x):
 
 
 # float64 results of functional.py's own celu and margin_ranking_loss differ from torch's by ~1e-8 (a Python float
-# operand rounded to float32): compared in float32 here, where they agree
-FLOAT32_ONLY = {"CELU", "margin_ranking"}
+# operand rounded to float32), and F.conv2d (under the transposed convolutions) has no float64 backward kernel on
+# the CPU: compared in float32 here
+FLOAT32_ONLY = {"CELU", "margin_ranking", "conv_transpose2d", "conv_transpose2d_strided",
+                "conv_transpose2d_groups_dilation", "conv_transpose2d_crop", "conv_transpose1d",
+                "conv_transpose1d_unbatched", "ConvTranspose2d_output_size"}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -329,3 +352,16 @@ def test_parameters_to_vector_and_back_match_torch():
         np.testing.assert_array_equal(a, b)
     with pytest.raises(TypeError):
         mt.nn.utils.vector_to_parameters([1.0], [])
+
+
+def test_conv_transpose_module_layout_and_errors_match_torch():
+    for args in [(4, 6, 3), (4, 6, (2, 3))]:
+        ours, theirs = mt.nn.ConvTranspose2d(*args, groups=2), rt.nn.ConvTranspose2d(*args, groups=2)
+        assert tuple(ours.weight.shape) == tuple(theirs.weight.shape) and repr(ours) == repr(theirs)
+    assert tuple(mt.nn.ConvTranspose1d(3, 2, 4).weight.shape) == (3, 2, 4)
+    for T in (mt, rt):
+        module = T.nn.ConvTranspose2d(2, 3, 3, stride=2)
+        with pytest.raises(ValueError):
+            module(T.zeros(1, 2, 4, 4), output_size=(20, 20))
+        with pytest.raises(RuntimeError):
+            T.nn.functional.conv_transpose2d(T.zeros(1, 2, 4, 4), T.zeros(2, 3, 3, 3), stride=2, output_padding=2)

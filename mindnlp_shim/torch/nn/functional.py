@@ -1014,6 +1014,7 @@ from ._shuffle_functions import channel_shuffle, native_channel_shuffle, pixel_s
 from ._sliding_blocks import fold, unfold  # noqa: E402,F401
 from ._norm_functions import batch_norm, instance_norm, local_response_norm  # noqa: E402,F401
 from ._grid_sampling import affine_grid, grid_sample  # noqa: E402,F401
+from ._transposed_conv import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
 
 
 from .. import _backend as _backend_table  # noqa: E402

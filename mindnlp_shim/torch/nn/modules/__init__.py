@@ -30,5 +30,6 @@ from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .local_response_norm import LocalResponseNorm
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .unsupported import *  # noqa: F401,F403

@@ -12,7 +12,7 @@ def _unsupported(name):
     return type(name, (Module,), {"__init__": __init__, "__doc__": f"torch.nn.{name} (not supported yet)."})
 
 
-_NAMES = ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "SyncBatchNorm", "EmbeddingBag",
+_NAMES = ["Conv3d", "ConvTranspose3d", "SyncBatchNorm", "EmbeddingBag",
           "Transformer", "TransformerEncoder",
           "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer"]
 __all__ = list(_NAMES)

@@ -1,0 +1,93 @@
+"""ConvTranspose1d/2d: (N, C_in, *) -> (N, C_out, *), weights (C_in, C_out/groups, *kernel); the adjoint of the
+convolution with the same arguments. `forward(input, output_size)` picks the output_padding that gives that
+size, as torch."""
+import math
+
+from .. import functional as F, init
+from ..parameter import Parameter
+from ..._ops.creation import empty
+from .module import Module
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _ConvTransposeNd(Module):
+    _dims = 0
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        n = self._dims
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
+        self.padding, self.dilation = _tuple(padding, n), _tuple(dilation, n)
+        self.output_padding, self.padding_mode, self.transposed = _tuple(output_padding, n), padding_mode, True
+        self.weight = Parameter(empty((in_channels, out_channels // groups) + self.kernel_size, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        n = self._dims
+        wanted = tuple(output_size)[-n:]
+        if len(wanted) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{n + 2} elements (got {len(tuple(output_size))})")
+        padding = []
+        for d in range(n):
+            size = input.shape[input.dim() - n + d]
+            smallest = ((size - 1) * self.stride[d] - 2 * self.padding[d]
+                        + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            largest = smallest + self.stride[d] - 1
+            if not smallest <= wanted[d] <= largest:
+                raise ValueError(f"requested an output size of {list(wanted)}, but valid sizes range from "
+                                 f"{smallest} to {largest} (for an input of {list(input.shape[2:])})")
+            padding.append(wanted[d] - smallest)
+        return tuple(padding)
+
+    def extra_repr(self):
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}")
+        if self.padding != (0,) * self._dims:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._dims:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._dims:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _dims = 2
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
