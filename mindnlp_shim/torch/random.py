@@ -67,8 +67,9 @@ def _numpy_rng(generator=None):
     """A NumPy Generator drawing from the same twister, for samplers torch has no CPU kernel for here
     (gamma, binomial, Poisson): seeded and restored with the generator, though not torch's own draws."""
     engine = _engine(generator)
+    twister = engine.bit_generator  # (at the generator's position: outputs drawn ahead are given back)
     if engine.numpy_view is None:
-        engine.numpy_view = np.random.Generator(engine.bit_generator)
+        engine.numpy_view = np.random.Generator(twister)
     return engine.numpy_view
 
 

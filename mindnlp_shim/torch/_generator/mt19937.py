@@ -18,6 +18,10 @@ the state bytes `torch.get_rng_state()` returns, measured from real torch 2.13:
     5044    4     cached float normal sample (float32)
     5048    1     cached float normal valid (bool), then 7 bytes of padding
 """
+import collections
+import concurrent.futures
+import threading
+
 import numpy as np
 
 STATE_BYTES = 5056
@@ -38,26 +42,96 @@ def seeded_key(seed):
     return key
 
 
+_drawing_thread = None
+_drawing_thread_lock = threading.Lock()
+
+
+def _background():
+    """One worker thread for drawing ahead (NumPy releases the GIL while it fills an array)."""
+    global _drawing_thread
+    with _drawing_thread_lock:
+        if _drawing_thread is None:
+            _drawing_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="torch-rng-ahead")
+        return _drawing_thread
+
+
 class MT19937:
-    """torch's CPU generator state: the twister, the initial seed and the normal sampler's cached sample."""
+    """torch's CPU generator state: the twister, the initial seed and the normal sampler's cached sample.
+
+    Large consumers (dropout masks: two outputs per element) may have the next outputs drawn ahead in a
+    background thread while the model computes (`draw_ahead`); `take` hands them out in order first. Whoever
+    reads `bit_generator` gets the twister at the generator's true position: outputs drawn ahead and not yet
+    used are given back (the twister is set to the state they started from, advanced by those used)."""
 
     def __init__(self, seed=DEFAULT_SEED):
-        self.bit_generator = np.random.MT19937()
-        self.numpy_view = None  # a NumPy Generator over bit_generator, made when first needed
+        self._twister = np.random.MT19937()
+        self._twister_view = np.random.Generator(self._twister)  # (full-range uint32 draws are the raw outputs)
+        self._ahead = collections.deque()  # [start state, outputs (uint32), how many are used], oldest first
+        self._pending = None  # the background draw in progress
+        self.numpy_view = None  # a NumPy Generator over the twister for samplers torch has no kernel for here
         self.seed(seed)
+
+    @property
+    def bit_generator(self):
+        """The twister at the generator's current position."""
+        self._settle()
+        return self._twister
+
+    def _settle(self):
+        if self._pending is not None:
+            self._pending.result()
+            self._pending = None
+        if self._ahead:
+            start, _, used = self._ahead[0]
+            self._twister.state = start
+            if used:
+                self._twister.random_raw(used, output=False)
+            self._ahead.clear()
 
     def seed(self, seed):
         seed = int(seed) % (1 << 64)  # torch keeps a negative seed as its two's complement
+        self._settle()
         self.initial_seed = seed
         self._seeded_key = seeded_key(seed)
-        self.bit_generator.state = {"bit_generator": "MT19937", "state": {"key": self._seeded_key, "pos": _KEY_WORDS}}
+        self._twister.state = {"bit_generator": "MT19937", "state": {"key": self._seeded_key, "pos": _KEY_WORDS}}
         self.next_double_normal = None
         self.next_float_normal = None
 
     # ------------------------------------------------------------ draws
+    def take(self, n):
+        """The next n outputs as a uint32 array: those drawn ahead first, then fresh ones."""
+        if self._pending is not None:
+            self._pending.result()
+            self._pending = None
+        pieces = []
+        while n and self._ahead:
+            entry = self._ahead[0]
+            outputs, used = entry[1], entry[2]
+            k = min(n, outputs.size - used)
+            pieces.append(outputs[used:used + k])
+            n -= k
+            entry[2] = used + k
+            if entry[2] == outputs.size:
+                self._ahead.popleft()
+        if n or not pieces:
+            pieces.append(self._twister_view.integers(0, 1 << 32, size=n, dtype=np.uint32))
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+    def draw_ahead(self, n):
+        """Start drawing the n outputs after those already drawn, in the background (at most one draw at a time;
+        the twister is only touched by that draw until the next `take` or `bit_generator` waits for it)."""
+        if self._pending is not None or n <= 0:
+            return
+
+        def draw():
+            start = self._twister.state
+            self._ahead.append([start, self._twister_view.integers(0, 1 << 32, size=n, dtype=np.uint32), 0])
+
+        self._pending = _background().submit(draw)
+
     def raw32(self, n):
         """n 32-bit outputs, as uint64."""
-        return self.bit_generator.random_raw(n)
+        return self.take(n).astype(np.uint64)
 
     def raw64(self, n):
         """n 64-bit values, each from two outputs: the first the high word, the second the low word."""
@@ -89,6 +163,7 @@ class MT19937:
 
     def set_state_bytes(self, raw):
         raw = bytes(raw)
+        self._settle()
         if len(raw) != STATE_BYTES:
             raise RuntimeError(f"Expected either a THGeneratorState of size {STATE_BYTES} or a CPUGeneratorImplState "
                                f"of size {STATE_BYTES}, but found the input RNG state size to be {len(raw)}")
@@ -100,8 +175,8 @@ class MT19937:
             raise RuntimeError("set_rng_state: the state is not a Mersenne Twister state (key words over 32 bits "
                                "or a position outside the key)")
         key = key.astype(np.uint32)
-        self.bit_generator.state = {"bit_generator": "MT19937",
-                                    "state": {"key": key, "pos": _KEY_WORDS if left == 1 else nxt}}
+        self._twister.state = {"bit_generator": "MT19937",
+                               "state": {"key": key, "pos": _KEY_WORDS if left == 1 else nxt}}
         self.initial_seed = seed
         self._seeded_key = key if left == 1 and nxt == 0 else None
         double_valid = int(np.frombuffer(raw[_TAIL_AT + 24:_TAIL_AT + 28], dtype=np.int32)[0])

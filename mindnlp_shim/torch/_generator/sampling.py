@@ -163,6 +163,8 @@ def randperm(engine, n):
 
 # ---------------------------------------------------------------- bernoulli, exponential, multinomial
 _MASK21 = np.uint64((1 << 21) - 1)
+# dropout masks have the next mask's outputs drawn ahead in the background, up to this many (32 MB)
+DRAW_AHEAD_MAX = 1 << 23
 
 
 def bernoulli_scalar(engine, n, p):
@@ -171,30 +173,25 @@ def bernoulli_scalar(engine, n, p):
     Done on the integers: the uniform is m * 2**-53 with m the low 53 bits of (first << 32 | second), and
     m * 2**-53 < p  <=>  m < ceil(p * 2**53). The high word decides unless its low 21 bits equal the
     threshold's (about one element in two million); only those look at the low word. Same answers as
-    `unit_double(engine, n) < p`, about twice as fast, and half the memory (dropout masks are large)."""
+    `unit_double(engine, n) < p`, without the float arrays. `engine` may also be a NumPy Generator over the
+    twister (long-input attention replays its masks from one)."""
+    if isinstance(engine, np.random.Generator):
+        outputs = engine.integers(0, 1 << 32, size=2 * n, dtype=np.uint32)
+    else:
+        outputs = engine.take(2 * n)
+        engine.draw_ahead(min(2 * n, DRAW_AHEAD_MAX))  # (the next mask is likely the same size or larger)
     threshold = math.ceil(float(p) * 2.0 ** 53)
     if threshold > (1 << 53) - 1:  # p == 1 (p * 2**53 rounds up only there)
-        engine.bit_generator.random_raw(2 * n, output=False)
         return np.ones(n, dtype=bool)
     high_threshold, low_threshold = np.uint64(threshold >> 32), np.uint64(threshold & 0xFFFFFFFF)
-    # pairs of 32-bit outputs read as one little-endian uint64: first output in the low half
-    pairs = _numpy_view(engine).integers(0, 1 << 32, size=2 * n, dtype=np.uint32).view(np.uint64)
+    # pairs of outputs read as one little-endian uint64: the first output in the low half
+    pairs = outputs.view(np.uint64)
     high21 = pairs & _MASK21
     keep = high21 < high_threshold
     ties = np.flatnonzero(high21 == high_threshold)
     if ties.size:
         keep[ties] = (pairs[ties] >> np.uint64(32)) < low_threshold
     return keep
-
-
-def _numpy_view(engine):
-    """A NumPy Generator over the engine's twister (its full-range uint32 draws are the raw outputs); `engine`
-    may be such a Generator already."""
-    if isinstance(engine, np.random.Generator):
-        return engine
-    if engine.numpy_view is None:
-        engine.numpy_view = np.random.Generator(engine.bit_generator)
-    return engine.numpy_view
 
 
 def bernoulli_tensor(engine, probs):
@@ -221,34 +218,3 @@ def multinomial_with_replacement(engine, rows, num_samples):
         u = unit_double(engine, num_samples)
         out[r] = np.minimum(np.searchsorted(cumulative, u, side="left"), row.size - 1)
     return out
-
-
-# ---------------------------------------------------------------- erfinv (trunc_normal_'s transform)
-_libm_erf = np.frompyfunc(math.erf, 1, 1)
-_libm_exp = np.frompyfunc(math.exp, 1, 1)
-_ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
-_ERFINV_B = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
-_ERFINV_C = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
-_ERFINV_D = (3.543889200, 1.637067800)
-
-
-def erfinv_double(y):
-    """Inverse error function (Pavlis' rational approximation, then two Newton steps) in double precision."""
-    y = np.asarray(y, dtype=_F64)
-    magnitude = np.abs(y)
-    z = y * y
-    central = y * np.polyval(_ERFINV_A[::-1], z) / np.polyval(_ERFINV_B[::-1] + (1.0,), z)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.sqrt(-libm_log(np.maximum((1.0 - magnitude) / 2.0, 1e-300)))
-        tail = np.copysign(np.polyval(_ERFINV_C[::-1], t), y) / np.polyval(_ERFINV_D[::-1] + (1.0,), t)
-        x = np.where(magnitude <= 0.7, central, tail)
-        for _ in range(2):
-            x = x - (_libm_erf(x).astype(_F64) - y) / (2.0 / math.sqrt(math.pi) * _libm_exp(-x * x).astype(_F64))
-    x = np.where(magnitude == 1.0, np.copysign(np.inf, y), x)
-    return np.where(magnitude > 1.0, np.nan, x)
-
-
-def erfinv_float(y):
-    """erfinv of float32 values, computed in double and rounded once (torch's float32 kernel is within an ulp
-    of it but not always equal: see docs/random.md)."""
-    return erfinv_double(y.astype(_F64)).astype(f32)

@@ -66,8 +66,10 @@ def _no_grad_normal_(tensor, mean, std, generator=None):
 
 
 def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
-    """torch's inverse-CDF method: U(2 cdf(a') - 1, 2 cdf(b') - 1) in the tensor's dtype, then erfinv, scale by
-    std * sqrt(2), shift by mean, clamp to [a, b] (a', b' the standardised bounds)."""
+    """torch's rejection samplers, drawing what torch draws: when [a, b] holds more than 30% of the mass, a
+    normal fill whose out-of-range elements are replaced from fresh full-size normal fills until none is left;
+    otherwise uniform proposals on [a, b], each accepted when log(U(0, 1)) < its log density relative to the
+    peak, the pending ones re-proposed (full-size draws each round)."""
     _require_floating(tensor, "trunc_normal_")
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
@@ -76,15 +78,43 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    kind = _kind(tensor)
-    u = sampling.uniform(_random._engine(generator), _numel(tensor), kind, 2 * low - 1, 2 * high - 1)
-    if kind == "float64":
-        values = np.clip(sampling.erfinv_double(u) * (std * math.sqrt(2.0)) + mean, a, b)
+    engine, kind, n = _random._engine(generator), _kind(tensor), _numel(tensor)
+    work = np.float64 if kind == "float64" else f32
+
+    def bound(v):  # a bound as the tensor's dtype holds it
+        return work(sampling.round_to(np.array([v], dtype=work), kind)[0]) if kind != "float64" else work(v)
+
+    if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+        low, high = bound(a), bound(b)
+        result = sampling.normal(engine, n, kind, mean, std)
+        while True:
+            rejected = (result < low) | (result > high)
+            if not rejected.any():
+                break
+            result = np.where(rejected, sampling.normal(engine, n, kind, mean, std), result)
     else:
-        values = sampling.erfinv_float(u.astype(f32)) * f32(std * math.sqrt(2.0)) + f32(mean)
-        values = np.clip(values, f32(a), f32(b))
-    return _write(tensor, values.reshape(tuple(tensor.shape)))
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def relative_log_density(x):  # ((x - mean) / std) ** 2 * -0.5 - log_peak, op by op in the dtype
+            x = sampling.round_to((x - work(mean)).astype(work), kind)
+            x = sampling.round_to((x / work(std)).astype(work), kind)
+            x = sampling.round_to((x * x).astype(work), kind)
+            return sampling.round_to((x * work(-0.5) - work(log_peak)).astype(work), kind)
+
+        def rejects(threshold):
+            u = sampling.uniform(engine, n, kind).astype(work)
+            with np.errstate(divide="ignore"):
+                log_u = np.log(u.astype(np.float64)).astype(work)  # (correctly rounded)
+            return sampling.round_to(log_u, kind) > threshold
+
+        result = sampling.uniform(engine, n, kind, a, b)
+        pending = rejects(relative_log_density(result))
+        while pending.any():
+            proposal = sampling.uniform(engine, n, kind, a, b)
+            result = np.where(pending, proposal, result)
+            pending = np.where(pending, rejects(relative_log_density(proposal)), pending)
+    return _write(tensor, result.reshape(tuple(tensor.shape)))
 
 
 def _no_grad_fill_(tensor, val):
