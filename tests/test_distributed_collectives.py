@@ -5,12 +5,12 @@ import functools
 import json
 import operator
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+import distributed_jobs
 from shim_runner import REPO_ROOT, script, shim_env
 
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "scripts"))
@@ -18,9 +18,9 @@ from distributed_collectives_run import inputs  # noqa: E402
 
 
 def _launch(nproc, out_dir):
-    proc = subprocess.run([sys.executable, "-m", "mindnlp.run", "--nproc_per_node", str(nproc), "--standalone",
-                           script("distributed_collectives_run.py"), str(out_dir)],
-                          env=shim_env(), cwd=str(out_dir), capture_output=True, text=True, timeout=400)
+    proc = distributed_jobs.run([sys.executable, "-m", "mindnlp.run", "--nproc_per_node", str(nproc), "--standalone",
+                                 script("distributed_collectives_run.py"), str(out_dir)],
+                                env=shim_env(), cwd=out_dir, timeout=400)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
     return [json.load(open(out_dir / f"rank{r}.json")) for r in range(nproc)]
 

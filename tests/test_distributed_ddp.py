@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+import distributed_jobs
 from shim_runner import REPO_ROOT, script, shim_env
 
 NAMES = ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "side.weight", "side.bias"]
@@ -25,12 +26,12 @@ def _oracle_env():
 def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("ddp")
     argv = ["--nproc_per_node", "2", "--standalone", script("distributed_ddp_run.py"), str(out)]
-    shim = subprocess.Popen([sys.executable, "-m", "mindnlp.run", *argv, "shim"], env=shim_env({"SHIM": "1"}),
-                            cwd=str(out), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    oracle = subprocess.run([sys.executable, "-m", "torch.distributed.run", *argv, "torch"], env=_oracle_env(),
-                            cwd=str(out), capture_output=True, text=True, timeout=400)
-    shim_log = shim.communicate(timeout=400)[0]
-    assert shim.returncode == 0, shim_log[-6000:]
+    shim = distributed_jobs.start([sys.executable, "-m", "mindnlp.run", *argv, "shim"], env=shim_env({"SHIM": "1"}),
+                                  cwd=out)
+    oracle = distributed_jobs.run([sys.executable, "-m", "torch.distributed.run", *argv, "torch"], env=_oracle_env(),
+                                  cwd=out, timeout=400)
+    shim = distributed_jobs.finish(shim, timeout=400)
+    assert shim.returncode == 0, shim.stdout[-3000:] + shim.stderr[-6000:]
     assert oracle.returncode == 0, oracle.stderr[-4000:]
     return {tag: [np.load(out / f"{tag}_rank{r}.npz") for r in range(2)] for tag in ("shim", "torch")}
 

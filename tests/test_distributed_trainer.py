@@ -4,12 +4,12 @@ sequential sampler, gradient accumulation 2) trained for 3 steps, launched by `p
 (tests/scripts/distributed_trainer_run.py). Then a resume from the step-2 checkpoint on the shim."""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
+import distributed_jobs
 from shim_runner import script, shim_env
 
 SCRIPT = script("distributed_trainer_run.py")
@@ -28,22 +28,21 @@ def _load(out, tag):
 
 
 def _shim_launch(out, tag, *extra):
-    return subprocess.Popen([sys.executable, "-m", "mindnlp.run", *LAUNCH, SCRIPT, str(out), tag, *extra],
-                            env=shim_env({"SHIM": "1"}), cwd=str(out), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    return distributed_jobs.start([sys.executable, "-m", "mindnlp.run", *LAUNCH, SCRIPT, str(out), tag, *extra],
+                                  env=shim_env({"SHIM": "1"}), cwd=out)
 
 
 def _finish(proc):
-    log = proc.communicate(timeout=500)[0]
-    assert proc.returncode == 0, log[-8000:]
+    done = distributed_jobs.finish(proc, timeout=500)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-8000:]
 
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
     out = tmp_path_factory.mktemp("trainer")
     shim = _shim_launch(out, "shim")
-    oracle = subprocess.run([sys.executable, "-m", "torch.distributed.run", *LAUNCH, SCRIPT, str(out), "torch"],
-                            env=_oracle_env(), cwd=str(out), capture_output=True, text=True, timeout=500)
+    oracle = distributed_jobs.run([sys.executable, "-m", "torch.distributed.run", *LAUNCH, SCRIPT, str(out), "torch"],
+                                  env=_oracle_env(), cwd=out, timeout=500)
     _finish(shim)
     assert oracle.returncode == 0, oracle.stderr[-6000:]
     return out

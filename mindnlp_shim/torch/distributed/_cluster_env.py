@@ -11,6 +11,15 @@ import subprocess
 import sys
 
 
+def scheduler_host(addr):
+    """MindSpore's scheduler address must be an IP address; torch's MASTER_ADDR may be a host name ("localhost",
+    what torchrun --standalone gives)."""
+    try:
+        return socket.gethostbyname(addr)
+    except OSError:
+        return addr
+
+
 def worker_env(*, rank, local_rank, world_size, local_world_size, node_rank, master_addr, master_port,
                timeout_s=None):
     """The variables of one worker, torch's and MindSpore's."""
@@ -19,7 +28,7 @@ def worker_env(*, rank, local_rank, world_size, local_world_size, node_rank, mas
         "LOCAL_WORLD_SIZE": str(local_world_size), "GROUP_RANK": str(node_rank), "ROLE_RANK": str(rank),
         "ROLE_WORLD_SIZE": str(world_size), "MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port),
         "MS_ROLE": "MS_WORKER", "MS_NODE_ID": str(rank), "MS_WORKER_NUM": str(world_size),
-        "MS_SCHED_HOST": master_addr, "MS_SCHED_PORT": str(master_port),
+        "MS_SCHED_HOST": scheduler_host(master_addr), "MS_SCHED_PORT": str(master_port),
         # what msrun also exports: MindSpore's own rank variables and the device of this local rank
         "RANK_ID": str(rank), "RANK_SIZE": str(world_size), "DEVICE_ID": str(local_rank),
     }
@@ -29,7 +38,7 @@ def worker_env(*, rank, local_rank, world_size, local_world_size, node_rank, mas
 
 
 def scheduler_env(*, world_size, master_addr, master_port, timeout_s=None):
-    env = {"MS_ROLE": "MS_SCHED", "MS_WORKER_NUM": str(world_size), "MS_SCHED_HOST": master_addr,
+    env = {"MS_ROLE": "MS_SCHED", "MS_WORKER_NUM": str(world_size), "MS_SCHED_HOST": scheduler_host(master_addr),
            "MS_SCHED_PORT": str(master_port), "RANK_ID": "0"}
     if timeout_s is not None:
         env["MS_TOPO_TIMEOUT"] = str(int(timeout_s))

@@ -123,8 +123,19 @@ def _stop(processes):
             proc.wait()
 
 
+def _coerce(args):
+    """accelerate's launcher fills the parsed arguments with strings ("2", "29500"): give them their types."""
+    if isinstance(args.nproc_per_node, str):
+        args.nproc_per_node = _nproc(args.nproc_per_node)
+    args.nnodes = _nnodes(args.nnodes)
+    args.node_rank, args.master_port = int(args.node_rank), int(args.master_port)
+    args.max_restarts = int(args.max_restarts or 0)
+    args.training_script_args = list(args.training_script_args or [])
+
+
 def launch(args):
     """Start the scheduler (node 0) and this node's workers; wait; return the exit code."""
+    _coerce(args)
     _check_supported(args)
     addr, port, nnodes, node_rank = _endpoint(args)
     local_world_size = _local_world_size(args.nproc_per_node)

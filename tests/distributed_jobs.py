@@ -1,0 +1,25 @@
+"""Starting multi-process jobs from tests: each job runs in a session of its own, so that when it outlives its
+timeout every process it started (launcher, scheduler, ranks) is killed, not left behind on the shared machine."""
+import os
+import signal
+import subprocess
+
+
+def start(argv, *, env, cwd):
+    return subprocess.Popen(argv, env=env, cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def finish(proc, timeout=500):
+    """Wait for a started job; returns a CompletedProcess (killing the whole session on timeout, then raising)."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def run(argv, *, env, cwd, timeout=500):
+    return finish(start(argv, env=env, cwd=cwd), timeout)
