@@ -134,3 +134,83 @@ def test_shape_inplace_on_a_tensor_that_requires_grad_raises():
         x.unsqueeze_(0)
     with mt.no_grad():
         assert tuple(x.unsqueeze_(0).shape) == (1, 2, 3)
+
+
+# ---------------------------------------------------------------- queries and short compositions (_tensor_extras)
+QUERIES = {
+    "is_xpu": lambda T, x: x.is_xpu, "is_mps": lambda T, x: x.is_mps, "is_ipu": lambda T, x: x.is_ipu,
+    "is_mtia": lambda T, x: x.is_mtia, "is_maia": lambda T, x: x.is_maia, "is_vulkan": lambda T, x: x.is_vulkan,
+    "is_xla": lambda T, x: x.is_xla, "is_sparse_csr": lambda T, x: x.is_sparse_csr,
+    "is_conj": lambda T, x: x.is_conj(), "is_neg": lambda T, x: x.is_neg(),
+    "is_distributed": lambda T, x: x.is_distributed(), "dense_dim": lambda T, x: x.dense_dim(),
+    "sparse_dim": lambda T, x: x.sparse_dim(), "is_same_size": lambda T, x: (x.is_same_size(T.zeros(2, 3)),
+                                                                            x.is_same_size(T.zeros(3, 2))),
+    "is_set_to": lambda T, x: (x.is_set_to(x), x.is_set_to(x.clone()), x.is_set_to(x.view(3, 2)),
+                               x.is_set_to(x.t())),
+    "const_data_ptr": lambda T, x: x.const_data_ptr() == x.data_ptr(),
+    "retains_grad": lambda T, x: _retains(T, x),
+    "resolve": lambda T, x: (x.resolve_conj() is x, x.resolve_neg() is x),
+    "is_nonzero": lambda T, x: (T.tensor([1.5]).is_nonzero(), T.tensor(0.0).is_nonzero()),
+}
+
+
+def _retains(T, x):
+    leaf = x.clone().requires_grad_()
+    middle = leaf * 2
+    before = middle.retains_grad
+    middle.retain_grad()
+    leaf.retain_grad()
+    return before, middle.retains_grad, leaf.retains_grad
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_query_matches_torch(name):
+    base = np.arange(6.0).reshape(2, 3)
+    assert QUERIES[name](mt, mt.tensor(base)) == QUERIES[name](rt, rt.tensor(base))
+
+
+VALUE_METHODS = {
+    "narrow_copy": lambda T, x: x.narrow_copy(1, 1, 2),
+    "unsafe_chunk": lambda T, x: x.unsafe_chunk(2, 1),
+    "unsafe_split": lambda T, x: x.unsafe_split(2, 0),
+    "unsafe_split_with_sizes": lambda T, x: x.unsafe_split_with_sizes([1, 3], 1),
+    "diag_embed": lambda T, x: x.diag_embed(1),
+    "index_copy": lambda T, x: x.index_copy(0, T.tensor([2, 0]), T.ones(2, 4, dtype=x.dtype)),
+    "put": lambda T, x: x.put(T.tensor([1, 5]), T.tensor([9.0, 8.0], dtype=x.dtype)),
+    "prelu": lambda T, x: x.unsqueeze(0).prelu(T.tensor([0.1, 0.2, 0.3], dtype=x.dtype)),
+    "cdouble": lambda T, x: x.cdouble(),
+    "cfloat": lambda T, x: x.cfloat(),
+    "new_sizes": lambda T, x: x.new(2, 3).shape,
+    "new_size": lambda T, x: x.new(T.Size([4])).shape,
+    "new_data": lambda T, x: x.new([[1, 2], [3, 4]]),
+    "new_tensor": lambda T, x: x.new(T.tensor([1.0, 2.0], dtype=x.dtype)),
+    "new_empty": lambda T, x: x.new().shape,
+}
+
+
+@pytest.mark.parametrize("name", list(VALUE_METHODS))
+def test_value_method_matches_torch(name):
+    base = _rng.standard_normal((3, 4))
+    ours, theirs = VALUE_METHODS[name](mt, mt.tensor(base)), VALUE_METHODS[name](rt, rt.tensor(base))
+    ours = list(ours) if isinstance(ours, (tuple, list)) else [ours]
+    theirs = list(theirs) if isinstance(theirs, (tuple, list)) else [theirs]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        if isinstance(b, rt.Tensor):
+            assert str(a.dtype) == str(b.dtype) and tuple(a.shape) == tuple(b.shape)
+            np.testing.assert_allclose(a.numpy(), b.numpy())
+        else:
+            assert tuple(a) == tuple(b) if isinstance(b, tuple) else a == b
+
+
+def test_new_of_a_tensor_of_another_dtype_raises_like_torch():
+    for T in (mt, rt):
+        with pytest.raises(TypeError):
+            T.zeros(2).new(T.tensor([1, 2]))
+
+
+def test_narrow_copy_does_not_share_memory():
+    x = mt.zeros(2, 3)
+    y = x.narrow_copy(1, 0, 2)
+    y.fill_(5.0)
+    assert float(x.abs().sum()) == 0.0

@@ -89,3 +89,8 @@ def load(f, *args, **kwargs):
     from .serialization import load as _load
 
     return _load(f, *args, **kwargs)
+
+
+from . import _tensor_extras  # noqa: E402  (Tensor methods bound to the torch functions defined above)
+
+_tensor_extras.install()
