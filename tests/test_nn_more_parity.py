@@ -365,3 +365,33 @@ def test_conv_transpose_module_layout_and_errors_match_torch():
             module(T.zeros(1, 2, 4, 4), output_size=(20, 20))
         with pytest.raises(RuntimeError):
             T.nn.functional.conv_transpose2d(T.zeros(1, 2, 4, 4), T.zeros(2, 3, 3, 3), stride=2, output_padding=2)
+
+
+def test_factory_kwargs_container_and_module_constants_match_torch():
+    for kwargs in [None, {}, {"dtype": "d"}, {"device": "cpu", "factory_kwargs": {"dtype": "d"}}]:
+        assert mt.nn.factory_kwargs(kwargs) == rt.nn.factory_kwargs(kwargs)
+    for bad in [{"bias": True}, {"dtype": "d", "factory_kwargs": {"dtype": "e"}}]:
+        for T in (mt, rt):
+            with pytest.raises(TypeError):
+                T.nn.factory_kwargs(bad)
+    for T in (mt, rt):
+        with pytest.warns(FutureWarning, match="deprecated"):
+            container = T.nn.Container(first=T.nn.Linear(2, 3), second=T.nn.ReLU())
+        assert [name for name, _ in container.named_children()] == ["first", "second"]
+    for name in ("GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"):
+        assert getattr(mt.nn.functional, name) == getattr(rt.nn.functional, name)
+    assert mt.nn.common_types._size_2_t == rt.nn.common_types._size_2_t
+    assert not hasattr(mt.nn, "no_such_submodule_name")
+
+
+@pytest.mark.parametrize("name, kwargs", [("upsample", dict(scale_factor=2)),
+                                          ("upsample", dict(size=(5, 7), mode="bilinear", align_corners=False)),
+                                          ("upsample_nearest", dict(size=(4, 6))),
+                                          ("upsample_bilinear", dict(scale_factor=2))])
+def test_deprecated_upsample_names_match_torch(name, kwargs):
+    x = randn(1, 2, 3, 4)
+    with pytest.warns(UserWarning, match="deprecated"):
+        ours = getattr(mt.nn.functional, name)(mt.tensor(x), **kwargs).numpy()
+    with pytest.warns(UserWarning):
+        theirs = getattr(rt.nn.functional, name)(rt.tensor(x), **kwargs).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)

@@ -9,6 +9,11 @@ import warnings
 from ... import torch
 
 
+# torch's codes for the modes, as the grid sampler kernels number them
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
 def _base_coordinates(steps, align_corners, dtype):
     if steps <= 1:  # a single sample sits at the centre
         return torch.zeros(steps, dtype=dtype)

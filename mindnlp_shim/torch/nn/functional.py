@@ -1013,7 +1013,9 @@ from ._distance_functions import pairwise_distance, pdist  # noqa: E402,F401
 from ._shuffle_functions import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 from ._sliding_blocks import fold, unfold  # noqa: E402,F401
 from ._norm_functions import batch_norm, instance_norm, local_response_norm  # noqa: E402,F401
-from ._grid_sampling import affine_grid, grid_sample  # noqa: E402,F401
+from ._grid_sampling import (  # noqa: E402,F401
+    GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES, affine_grid, grid_sample)
+from ._upsample_functions import upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
 from ._transposed_conv import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
 
 
