@@ -83,3 +83,19 @@ def test_accelerate_launch_multi_process_goes_through_this_launcher(tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     for rank, rep in enumerate(_reports(tmp_path, 2)):
         assert (rep["rank"], rep["world"], rep["MS_ROLE"]) == (rank, 2, "MS_WORKER")
+
+
+def test_msrun_started_ranks_get_torchs_variables(tmp_path):
+    """MindSpore's own launcher: msrun also runs the script as the scheduler; the workers get RANK/WORLD_SIZE/
+    LOCAL_RANK derived from msrun's variables (what accelerate looks for)."""
+    from mindnlp_shim.torch.distributed._cluster_env import free_port
+
+    msrun = os.path.join(os.path.dirname(sys.executable), "msrun")
+    env = dict(shim_env(), PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    proc = _run([msrun, "--worker_num", "2", "--local_worker_num", "2", "--master_addr", "127.0.0.1",
+                 "--master_port", str(free_port()), "--join", "True", "--log_dir", str(tmp_path / "logs"), PROBE,
+                 "env", str(tmp_path)], env, tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    for rank, rep in enumerate(_reports(tmp_path, 2)):
+        assert (rep["rank"], rep["world"]) == (rank, 2)
+        assert (rep["RANK"], rep["LOCAL_RANK"], rep["WORLD_SIZE"]) == (str(rank), str(rank), "2")

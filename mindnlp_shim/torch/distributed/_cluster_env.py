@@ -64,7 +64,22 @@ def free_port(host="127.0.0.1"):
 
 
 def launched_by_mindspore():
-    return os.environ.get("MS_ROLE") == "MS_WORKER"
+    """Started as part of MindSpore's cluster (by this package's launcher or msrun). msrun also runs the script as
+    the scheduler (MS_SCHED): there `communication.init()` serves the cluster and ends the process."""
+    return os.environ.get("MS_ROLE") in ("MS_WORKER", "MS_SCHED")
+
+
+def export_torch_env_under_msrun():
+    """msrun gives a worker only MindSpore's variables; accelerate and transformers look for torch's (RANK,
+    LOCAL_RANK, WORLD_SIZE) to decide that they run distributed. Derive them: the rank is msrun's RANK_ID (checked
+    against MindSpore's own rank once the group is formed), the local rank its DEVICE_ID."""
+    if os.environ.get("MS_ROLE") != "MS_WORKER" or "RANK" in os.environ or "RANK_ID" not in os.environ:
+        return
+    os.environ["RANK"] = os.environ["RANK_ID"]
+    os.environ["WORLD_SIZE"] = os.environ.get("MS_WORKER_NUM", os.environ.get("RANK_SIZE", "1"))
+    os.environ.setdefault("LOCAL_RANK", os.environ.get("DEVICE_ID", "0"))
+    os.environ.setdefault("MASTER_ADDR", os.environ.get("MS_SCHED_HOST", "127.0.0.1"))
+    os.environ.setdefault("MASTER_PORT", os.environ.get("MS_SCHED_PORT", "0"))
 
 
 def adopt_torch_env(rank, world_size):

@@ -9,6 +9,8 @@ import os
 from .._runtime import DEVICE_TARGET
 from . import _cluster_env
 
+_cluster_env.export_torch_env_under_msrun()
+
 _TORCH_BACKEND_OF_TARGET = {"CPU": "gloo", "GPU": "nccl", "Ascend": "hccl"}
 _ACCEPTED_BACKENDS = ("gloo", "nccl", "hccl", "mccl", "cpu:gloo,cuda:nccl", "cuda:nccl,cpu:gloo")
 
