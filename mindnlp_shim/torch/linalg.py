@@ -1,19 +1,49 @@
-"""torch.linalg: norms, products, determinants, inverse, SVD and the Cholesky factorization."""
+"""torch.linalg: products, norms, determinants, inverses and solvers, the SVD, QR, Cholesky and eigen
+decompositions, the matrix exponential. Implementations live in _ops/ (linalg, matrix, linalg_solve,
+linalg_decompositions, linalg_matrix_functions)."""
 import collections
 
-from ._ops.linalg import vector_norm, matmul, _linalg_cross as cross, cholesky, cholesky_ex  # noqa: F401
-from ._ops.matrix import det, slogdet, matrix_power, inverse as inv, svd as _tensor_svd  # noqa: F401
+import numpy as np
+
+from ._ops.linalg import vector_norm, matmul, cross as _cross  # noqa: F401
+from ._ops.matrix import det, slogdet, matrix_power, svd as _tensor_svd  # noqa: F401
+from ._ops.shape import cat as _cat
+from ._ops.linalg_solve import (LinAlgError, solve, solve_ex, inv, inv_ex, solve_triangular, pinv,  # noqa: F401
+                                lstsq, tensorinv, tensorsolve)
+from ._ops.linalg_decompositions import cholesky, cholesky_ex, qr, eigh, eigvalsh, eig, eigvals  # noqa: F401
+from ._ops.linalg_matrix_functions import (matrix_norm, norm, cond, matrix_rank, matrix_exp, vander,  # noqa: F401
+                                           vecdot, multi_dot, diagonal)
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])
 
 
+def cross(input, other, *, dim=-1, out=None):
+    """The cross product of 3-vectors along dim; the operands broadcast (torch.cross's do not)."""
+    if out is not None:
+        from ._ops._util import write_out
+
+        return write_out(out, cross(input, other, dim=dim), "linalg_cross", exact=True)
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+    input = input if tuple(input.shape) == shape else input.broadcast_to(shape)
+    other = other if tuple(other.shape) == shape else other.broadcast_to(shape)
+    return _cross(input, other, dim)
+
+
 def svd(A, full_matrices=True, *, driver=None, out=None):
-    """(U, S, Vh) with A = U diag(S) Vh (torch.svd and Tensor.svd answer V instead)."""
+    """(U, S, Vh) with A = U diag(S) Vh (torch.svd and Tensor.svd answer V instead). With full_matrices the
+    columns beyond min(m, n) complete the bases and take no gradient (torch ignores theirs too); MindSpore's
+    own full-matrices gradient refuses |m - n| > 1."""
     if out is not None:
         from ._ops._util import write_outs
 
         return write_outs(out, svd(A, full_matrices), "linalg_svd")
-    U, S, V = _tensor_svd(A, some=not full_matrices)
+    U, S, V = _tensor_svd(A, some=True)
+    m, n = A.shape[-2], A.shape[-1]
+    if full_matrices and m != n:
+        U_full, _, V_full = _tensor_svd(A.detach(), some=False)
+        k = min(m, n)
+        U = _cat((U, U_full[..., :, k:]), -1)
+        V = _cat((V, V_full[..., :, k:]), -1)
     return _svd_result(U, S, V.mH)
 
 
@@ -23,15 +53,3 @@ def svdvals(A, *, driver=None, out=None):
 
         return write_out(out, svdvals(A), "linalg_svdvals", exact=True, grad_inputs=(A,))
     return _tensor_svd(A, compute_uv=False).S
-
-
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    if out is not None:
-        from ._ops._util import write_out
-
-        # (torch's linalg.norm out= does not refuse inputs that require grad, unlike vector_norm's)
-        return write_out(out, norm(A, ord, dim, keepdim, dtype=dtype), "linalg_norm", exact=True,
-                         differentiable=False)
-    if ord is None or ord == "fro" or A.ndim == 1 or (dim is not None and not isinstance(dim, (tuple, list))):
-        return vector_norm(A, 2 if ord in (None, "fro") else ord, dim, keepdim, dtype=dtype)
-    raise NotImplementedError(f"torch.linalg.norm(ord={ord!r}) for matrices is not supported on MindSpore yet")

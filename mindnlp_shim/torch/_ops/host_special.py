@@ -78,14 +78,16 @@ class _HostPointwise(Function):
         return (None, None, None, *grads)
 
 
-def pointwise(name, fn, derivatives=None):
+def pointwise(name, fn, derivatives=None, out_refuses_grad=None):
     """torch.special.<name>: `fn` of float64 arrays; `derivatives` (one per argument, None where torch has none)
-    makes it differentiable. Returns the op with torch's `out=`."""
+    makes it differentiable. Returns the op with torch's `out=` (which refuses inputs that require grad where
+    torch's does: by default where torch differentiates)."""
+    refuses = derivatives is not None if out_refuses_grad is None else out_refuses_grad
 
     def op(*args, out=None):
         if out is not None:
             value = op(*args)
-            return write_out(out, value, name, differentiable=derivatives is not None, grad_inputs=args)
+            return write_out(out, value, name, differentiable=refuses, grad_inputs=args)
         dt = result_dtype_of(args)
         if derivatives is not None and is_grad_enabled() and any(
                 isinstance(a, Tensor) and a.requires_grad for a in args):
@@ -125,7 +127,8 @@ def _i1e_derivative(x):
 
 
 entr = pointwise("entr", _entr, (lambda x: -(np.log(x) + 1.0),))
-ndtr = pointwise("ndtr", lambda x: _sp().ndtr(x), (lambda x: np.exp(-0.5 * x * x) / _SQRT_2PI,))
+ndtr = pointwise("ndtr", lambda x: _sp().ndtr(x), (lambda x: np.exp(-0.5 * x * x) / _SQRT_2PI,),
+                 out_refuses_grad=False)  # (a composite in torch)
 log_ndtr = pointwise("log_ndtr", lambda x: _sp().log_ndtr(x),
                      (lambda x: np.exp(-0.5 * x * x - _sp().log_ndtr(x)) / _SQRT_2PI,))
 ndtri = pointwise("ndtri", lambda x: _sp().ndtri(x),
@@ -152,7 +155,7 @@ scaled_modified_bessel_k1 = pointwise("scaled_modified_bessel_k1", lambda x: _sp
 spherical_bessel_j0 = pointwise("spherical_bessel_j0", lambda x: np.where(x == 0, 1.0, np.sin(x) / np.where(
     x == 0, 1.0, x)))
 airy_ai = pointwise("airy_ai", lambda x: _sp().airy(x)[0])
-zeta = pointwise("zeta", lambda x, q: _sp().zeta(x, q))
+zeta = pointwise("zeta", lambda x, q: _sp().zeta(x, q), out_refuses_grad=True)
 
 
 def _polygamma_of(n):
