@@ -112,3 +112,60 @@ def test_sparse_adam_refuses_dense_gradients_like_torch():
             opt.step()
         with pytest.raises(ValueError):
             T.optim.SparseAdam([T.nn.Parameter(T.zeros(3))], eps=0.0)
+
+
+# ---------------------------------------------------------------- LBFGS
+LBFGS_CONFIGS = {
+    "default": dict(),
+    "small_history_lr": dict(lr=0.5, history_size=3, max_iter=7),
+    "tolerances": dict(lr=0.8, max_iter=30, tolerance_grad=1e-4, tolerance_change=1e-6),
+}
+
+
+def _quadratic_problem(T, dtype):
+    # a least-squares fit: smooth, with curvature in every direction
+    rng = np.random.default_rng(2)
+    a = T.tensor(rng.standard_normal((8, 5)).astype(dtype))
+    b = T.tensor(rng.standard_normal(8).astype(dtype))
+    w = T.nn.Parameter(T.tensor(np.zeros(5, dtype)))
+    c = T.nn.Parameter(T.tensor(np.ones(1, dtype)))
+
+    def loss_fn():
+        return (((a @ w + c - b) ** 2).sum() + 0.1 * (w ** 4).sum())
+
+    return [w, c], loss_fn
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(LBFGS_CONFIGS))
+def test_lbfgs_trajectory_matches_torch(name, dtype):
+    def run(T):
+        params, loss_fn = _quadratic_problem(T, dtype)
+        opt = T.optim.LBFGS(params, **LBFGS_CONFIGS[name])
+
+        def closure():
+            opt.zero_grad()
+            loss = loss_fn()
+            loss.backward()
+            return loss
+
+        losses = [float(opt.step(closure)) for _ in range(3)]
+        state = opt.state[params[0]]
+        return losses, [p.detach().numpy() for p in params], state["n_iter"], state["func_evals"]
+
+    ours, theirs = run(mt), run(rt)
+    rtol = 1e-5 if dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=rtol)
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
+    assert ours[2:] == theirs[2:]
+
+
+def test_lbfgs_refuses_what_torch_refuses_and_the_line_search():
+    p = mt.nn.Parameter(mt.zeros(2))
+    with pytest.raises(ValueError):
+        mt.optim.LBFGS([{"params": [p]}, {"params": [mt.nn.Parameter(mt.zeros(1))]}])
+    with pytest.raises(RuntimeError):
+        mt.optim.LBFGS([p], line_search_fn="armijo")
+    with pytest.raises(NotImplementedError, match="strong_wolfe"):
+        mt.optim.LBFGS([p], line_search_fn="strong_wolfe").step(lambda: p.sum())

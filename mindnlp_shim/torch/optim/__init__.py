@@ -17,7 +17,8 @@ from .adadelta import Adadelta
 from .asgd import ASGD
 from .rprop import Rprop
 from .sparse_adam import SparseAdam
+from .lbfgs import LBFGS
 from . import swa_utils  # noqa: F401
 
 __all__ = ["Optimizer", "Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop",
-           "SparseAdam", "lr_scheduler", "swa_utils"]
+           "SparseAdam", "LBFGS", "lr_scheduler", "swa_utils"]
