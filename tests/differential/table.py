@@ -1603,3 +1603,4 @@ NOT_GENERATED.update({f"F.{n}": "compared with real torch in tests/test_nn_more_
     "prelu", "relu_", "rrelu", "rrelu_", "selu_", "soft_margin_loss", "softshrink", "tanhshrink", "threshold",
     "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "affine_grid", "grid_sample",
     "conv_transpose1d", "conv_transpose2d", "upsample", "upsample_bilinear", "upsample_nearest")})
+NOT_GENERATED["F.multi_head_attention_forward"] = "compared with real torch in tests/test_nn_multihead_attention.py"

@@ -7,7 +7,8 @@ from .normalization import LayerNorm, RMSNorm, GroupNorm
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout
 from .activation import (Tanh, Sigmoid, SiLU, Mish, ReLU, ReLU6, SELU, Hardsigmoid, Hardswish, Softsign,
                          LogSigmoid, Tanhshrink, GELU, LeakyReLU, ELU, Hardtanh, Softplus, GLU, Softmax,
-                         LogSoftmax, Softmin, MultiheadAttention)
+                         LogSoftmax, Softmin)
+from .multihead_attention import MultiheadAttention
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCEWithLogitsLoss, BCELoss,
                    KLDivLoss, CosineSimilarity)
 from .conv import Conv1d, Conv2d

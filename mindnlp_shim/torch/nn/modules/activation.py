@@ -108,8 +108,3 @@ class LogSoftmax(_DimModule):
 class Softmin(_DimModule):
     def forward(self, input):
         return F.softmin(input, self.dim)
-
-
-class MultiheadAttention(Module):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torch.nn.MultiheadAttention is not supported by mindnlp-shim yet")
