@@ -81,6 +81,12 @@ def _cases(seeds=SEEDS, sizes=SIZES):
     cases["dropout module"] = ("torch.manual_seed(10); d = torch.nn.Dropout(0.37); x = torch.ones(4, 6, 17); "
                                "out = [d(x), torch.nn.functional.dropout(x, 0.5), torch.nn.functional.dropout2d("
                                "torch.ones(2, 5, 3, 3), 0.4)]")
+    # masks have the next outputs drawn ahead in the background: the state and later draws are unaffected
+    cases["draws after masks"] = ("torch.manual_seed(18); F = torch.nn.functional; x = torch.ones(4, 300); "
+                                  "a = F.dropout(x, 0.2); s1 = torch.get_rng_state(); b = torch.randn(40); "
+                                  "c = F.dropout(torch.ones(2, 7), 0.5); d = torch.randperm(30); "
+                                  "e = F.dropout(torch.ones(5000), 0.1); f = torch.rand(3); "
+                                  "out = [a, s1, b, c, d, e, f, torch.get_rng_state()]")
     cases["bernoulli p"] = "torch.manual_seed(12); out = torch.bernoulli(torch.zeros(40), 0.6)"
     # nn.init and the default initialisation of the layers a transformer is made of
     init = "torch.nn.init"

@@ -162,8 +162,8 @@ def randperm(engine, n):
 
 
 # ---------------------------------------------------------------- bernoulli, exponential, multinomial
-_MASK21 = np.uint64((1 << 21) - 1)
-# dropout masks have the next mask's outputs drawn ahead in the background, up to this many (32 MB)
+_MASK21 = np.uint32((1 << 21) - 1)
+# after a dropout mask, up to this many of the next outputs are drawn ahead in the background (32 MB)
 DRAW_AHEAD_MAX = 1 << 23
 
 
@@ -171,26 +171,23 @@ def bernoulli_scalar(engine, n, p):
     """True where a double uniform < p (tensor.bernoulli_(p), and so dropout's keep mask with p = 1 - rate).
 
     Done on the integers: the uniform is m * 2**-53 with m the low 53 bits of (first << 32 | second), and
-    m * 2**-53 < p  <=>  m < ceil(p * 2**53). The high word decides unless its low 21 bits equal the
-    threshold's (about one element in two million); only those look at the low word. Same answers as
-    `unit_double(engine, n) < p`, without the float arrays. `engine` may also be a NumPy Generator over the
-    twister (long-input attention replays its masks from one)."""
+    m * 2**-53 < p  <=>  m < ceil(p * 2**53). The first output's low 21 bits decide unless they equal the
+    threshold's high part (about one element in two million); only those look at the second output. Same
+    answers as `unit_double(engine, n) < p`, without the 64-bit and float arrays. `engine` may also be a NumPy
+    Generator over the twister (long-input attention replays its masks from one)."""
     if isinstance(engine, np.random.Generator):
         outputs = engine.integers(0, 1 << 32, size=2 * n, dtype=np.uint32)
     else:
         outputs = engine.take(2 * n)
-        engine.draw_ahead(min(2 * n, DRAW_AHEAD_MAX))  # (the next mask is likely the same size or larger)
     threshold = math.ceil(float(p) * 2.0 ** 53)
     if threshold > (1 << 53) - 1:  # p == 1 (p * 2**53 rounds up only there)
         return np.ones(n, dtype=bool)
-    high_threshold, low_threshold = np.uint64(threshold >> 32), np.uint64(threshold & 0xFFFFFFFF)
-    # pairs of outputs read as one little-endian uint64: the first output in the low half
-    pairs = outputs.view(np.uint64)
-    high21 = pairs & _MASK21
+    high_threshold, low_threshold = np.uint32(threshold >> 32), np.uint32(threshold & 0xFFFFFFFF)
+    high21 = np.bitwise_and(outputs[0::2], _MASK21)
     keep = high21 < high_threshold
     ties = np.flatnonzero(high21 == high_threshold)
     if ties.size:
-        keep[ties] = (pairs[ties] >> np.uint64(32)) < low_threshold
+        keep[ties] = outputs[1::2][ties] < low_threshold
     return keep
 
 

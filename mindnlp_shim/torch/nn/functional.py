@@ -12,7 +12,7 @@ from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from ..autograd.function import Function as _Function
-from .._generator.sampling import bernoulli_scalar
+from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar
 from ..random import _engine, _numpy_rng
 from . import _blockwise_attention as _blockwise
 from . import _lean_backward as _lean
@@ -167,9 +167,9 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 # ---------------------------------------------------------------- dropout (torch's CPU masks)
 # torch's CPU dropout is `noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); x * noise`: an element is
 # kept where one double uniform of the generator (two twister outputs) is below 1 - p, in C order.
-# Masks larger than this are drawn in pieces (the same values as one draw), so a long input's dropout never holds
-# the draw's working arrays (16 bytes per element) for all of its elements at once.
-_DRAW_PIECE_ELEMENTS = 1 << 22
+# Masks are drawn in pieces of this many elements (the same values as one draw), which bounds the draw's working
+# arrays (13 bytes per element) whatever the mask's size.
+_DRAW_PIECE_ELEMENTS = 1 << 20
 
 
 def _keep_bools(shape, p, generator=None):
@@ -178,15 +178,19 @@ def _keep_bools(shape, p, generator=None):
 
 
 def _keep_bools_from(engine, shape, p):
-    """`_keep_bools` drawn from `engine` (a generator's twister, or a NumPy Generator over it)."""
+    """`_keep_bools` drawn from `engine` (a generator's twister, or a NumPy Generator over it). Afterwards the
+    twister draws the next mask's outputs ahead, in the background, while the model computes."""
     shape = tuple(shape)
     count = math.prod(shape)
     if count <= _DRAW_PIECE_ELEMENTS:
-        return bernoulli_scalar(engine, count, 1.0 - p).reshape(shape)
-    keep = np.empty(count, dtype=np.bool_)
-    for start in range(0, count, _DRAW_PIECE_ELEMENTS):
-        piece = min(_DRAW_PIECE_ELEMENTS, count - start)
-        keep[start:start + piece] = bernoulli_scalar(engine, piece, 1.0 - p)
+        keep = bernoulli_scalar(engine, count, 1.0 - p)
+    else:
+        keep = np.empty(count, dtype=np.bool_)
+        for start in range(0, count, _DRAW_PIECE_ELEMENTS):
+            piece = min(_DRAW_PIECE_ELEMENTS, count - start)
+            keep[start:start + piece] = bernoulli_scalar(engine, piece, 1.0 - p)
+    if hasattr(engine, "draw_ahead"):
+        engine.draw_ahead(min(2 * count, DRAW_AHEAD_MAX))  # (the next mask is likely this size again)
     return keep.reshape(shape)
 
 
