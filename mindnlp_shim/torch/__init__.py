@@ -2,7 +2,7 @@
 import importlib as _importlib
 
 from . import _runtime  # noqa: F401  (configures MindSpore before any op runs)
-from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit, _inplace_aliases
+from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit, _inplace_aliases, _function_forms
 from ._dtype import (dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,  # noqa: F401
                      TORCH_NAMES as _TORCH_NAMES)
 from ._device import device  # noqa: F401
@@ -14,6 +14,7 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, inferen
                                  is_grad_enabled, is_inference_mode_enabled)
 from ._ops import creation as _creation, pointwise as _pointwise, reduction as _reduction, shape as _shape
 from ._ops import indexing as _indexing
+from ._ops import composites as _composites
 from ._ops import (special_math as _special_math, statistics as _statistics, matrix as _matrix,  # noqa: E402
                    placement as _placement)
 from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cross  # noqa: F401
@@ -39,6 +40,7 @@ def _export_ops(*modules):
 
 _export_ops(_creation, _pointwise, _reduction, _shape, _indexing)
 _export_ops(_special_math, _statistics, _matrix, _placement)  # torch names MindSpore's Tensor also carries
+_export_ops(_composites)  # products, integration, complex numbers, windows, older linalg spellings
 
 for _name, _dt in _TORCH_NAMES.items():
     globals()[_name] = _dt
@@ -74,6 +76,8 @@ def __getattr__(name):
         except ModuleNotFoundError as exc:
             if exc.name != f"{__name__}.{name}":
                 raise
+    if name in _function_forms.LAZY:  # aliases of nn.functional / linalg / special functions
+        return _function_forms.resolve(name)
     if name in _stand_ins.TORCH_ATTRIBUTES:
         return _stand_ins.TORCH_ATTRIBUTES[name]
     raise AttributeError(f"module 'torch' has no attribute '{name}' (not provided by mindnlp-shim)")
@@ -94,3 +98,4 @@ def load(f, *args, **kwargs):
 from . import _tensor_extras  # noqa: E402  (Tensor methods bound to the torch functions defined above)
 
 _tensor_extras.install()
+_function_forms.install(globals())  # in-place function forms, other names of ops, constants

@@ -1,0 +1,63 @@
+"""torch.<name> spellings of definitions that exist elsewhere in the shim, bound to those same objects:
+
+- the function form of in-place Tensor methods (`torch.abs_(x)` is `x.abs_()`);
+- other names of ops (`torch.divide` is `torch.div`, `torch.row_stack` is `torch.vstack`, ...);
+- nn.functional and linalg functions that torch also exposes at the top level with the same arguments;
+- the constants e, pi, inf, nan and newaxis, and the types of the layout and memory-format objects."""
+import math
+
+INPLACE_METHODS = (
+    "abs_", "acos_", "acosh_", "addmv_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+    "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "cos_", "cosh_",
+    "deg2rad_", "detach_", "erf_", "erfc_", "exp2_", "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "gcd_",
+    "i0_", "index_put_", "lcm_", "ldexp_", "log10_", "log1p_", "log2_", "log_", "logit_", "nan_to_num_", "neg_",
+    "negative_", "rad2deg_", "reciprocal_", "relu_", "rsqrt_", "round_", "sigmoid_", "sin_", "sinc_", "sinh_",
+    "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
+)
+# predicates and conjugation views that torch offers both as functions and as Tensor methods
+TENSOR_METHODS = ("is_conj", "is_neg", "is_signed", "is_same_size", "resolve_conj", "resolve_neg")
+# torch name -> (namespace, name there)
+ALIASES = {
+    "divide": ("torch", "div"), "multiply": ("torch", "mul"), "subtract": ("torch", "sub"),
+    "true_divide": ("torch", "div"), "row_stack": ("torch", "vstack"),
+    "unsafe_chunk": ("torch", "chunk"), "unsafe_split": ("torch", "split"),
+    "unsafe_split_with_sizes": ("torch", "split_with_sizes"),
+    "matrix_exp": ("torch.linalg", "matrix_exp"), "polygamma": ("torch.special", "polygamma"),
+    "conv1d": ("torch.nn.functional", "conv1d"), "conv2d": ("torch.nn.functional", "conv2d"),
+    "conv_transpose1d": ("torch.nn.functional", "conv_transpose1d"),
+    "conv_transpose2d": ("torch.nn.functional", "conv_transpose2d"),
+    "avg_pool1d": ("torch.nn.functional", "avg_pool1d"), "pixel_shuffle": ("torch.nn.functional", "pixel_shuffle"),
+    "pixel_unshuffle": ("torch.nn.functional", "pixel_unshuffle"), "prelu": ("torch.nn.functional", "prelu"),
+    "pdist": ("torch.nn.functional", "pdist"),
+    "pairwise_distance": ("torch.nn.functional", "pairwise_distance"),
+}
+CONSTANTS = {"e": math.e, "pi": math.pi, "inf": math.inf, "nan": math.nan, "newaxis": None}
+
+
+def install(namespace):
+    """Adds the names to the torch module's namespace dict (names torch/__init__.py already defines stay)."""
+    from mindspore import Tensor
+
+    from . import _stand_ins
+
+    for name in INPLACE_METHODS + TENSOR_METHODS:
+        method = getattr(Tensor, name, None)
+        if method is not None and name not in namespace:
+            namespace[name] = method
+    for name, (module, attr) in ALIASES.items():
+        if module == "torch" and name not in namespace and attr in namespace:
+            namespace[name] = namespace[attr]
+    for name, value in CONSTANTS.items():
+        namespace.setdefault(name, value)
+    namespace.setdefault("memory_format", _stand_ins.memory_format)
+
+
+# the aliases of names in submodules resolve on first use (importing nn.functional with torch costs 0.4 s)
+LAZY = frozenset(name for name, (module, _) in ALIASES.items() if module != "torch")
+
+
+def resolve(name):
+    import importlib
+
+    module, attr = ALIASES[name]
+    return getattr(importlib.import_module("mindnlp_shim." + module), attr)
