@@ -118,3 +118,10 @@ def test_unsupported_calls_raise_clear_errors(ranks):
     assert errors["send"].startswith("NotImplementedError: torch.distributed.send")
     assert errors["monitored_barrier"].startswith("NotImplementedError: torch.distributed.monitored_barrier")
     assert errors["twice"] == "ValueError: trying to initialize the default process group twice!"
+
+
+def test_destroy_then_init_again(ranks):
+    world = len(ranks)
+    for res in ranks:
+        assert res["initialized_after_destroy"] is False
+        assert res["sum_after_reinit"] == [world * (world + 1) / 2]

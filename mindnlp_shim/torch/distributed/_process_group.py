@@ -145,11 +145,12 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         # one process: every collective is the identity; no cluster to form
         _State.default = ProcessGroup([0], None, Backend(name), 0)
     else:
-        if not _cluster_env.launched_by_mindspore():
-            _State.scheduler = _cluster_env.adopt_torch_env(rank, world_size)
         from mindspore.communication import get_group_size, get_rank, init
 
-        init()
+        if not _State.uses_mindspore:  # MindSpore's cluster forms once per process (see destroy_process_group)
+            if not _cluster_env.launched_by_mindspore():
+                _State.scheduler = _cluster_env.adopt_torch_env(rank, world_size)
+            init()
         ms_rank, ms_size = get_rank(), get_group_size()
         if ms_size != world_size or ms_rank != rank:
             raise RuntimeError(f"MindSpore formed a cluster where this process is rank {ms_rank} of {ms_size}, "
@@ -163,8 +164,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
 
 def destroy_process_group(group=None):
-    """Forget the default group (or drop a subgroup). MindSpore's own cluster stays formed until the process
-    exits: its `release()` cannot be followed by another `init()` in the same process."""
+    """Forget the default group (a subgroup needs nothing). MindSpore's cluster itself stays formed until the
+    process exits; a later init_process_group in the same process joins it again."""
     if group is not None and group is not _State.default:
         return
     _State.default = None
