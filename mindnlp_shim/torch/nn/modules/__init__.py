@@ -33,4 +33,6 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .local_response_norm import LocalResponseNorm
 from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
+                          TransformerDecoderLayer)
 from .unsupported import *  # noqa: F401,F403
