@@ -3,7 +3,8 @@
 - the function form of in-place Tensor methods (`torch.abs_(x)` is `x.abs_()`);
 - other names of ops (`torch.divide` is `torch.div`, `torch.row_stack` is `torch.vstack`, ...);
 - nn.functional and linalg functions that torch also exposes at the top level with the same arguments;
-- the constants e, pi, inf, nan and newaxis, and the types of the layout and memory-format objects."""
+- the constants e, pi, inf, nan and newaxis, and the types of the layout and memory-format objects;
+- the settings of _process_settings.py."""
 import math
 
 INPLACE_METHODS = (
@@ -15,7 +16,10 @@ INPLACE_METHODS = (
     "sqrt_", "square_", "tan_", "tanh_", "trunc_", "xlogy_", "zero_",
 )
 # predicates and conjugation views that torch offers both as functions and as Tensor methods
-TENSOR_METHODS = ("is_conj", "is_neg", "is_signed", "is_same_size", "resolve_conj", "resolve_neg")
+TENSOR_METHODS = ("is_conj", "is_neg", "is_signed", "is_same_size", "resolve_conj", "resolve_neg", "get_device",
+                  "is_distributed")
+SETTINGS = ("set_deterministic_debug_mode", "get_deterministic_debug_mode", "set_flush_denormal",
+            "set_default_tensor_type")  # (defined in _process_settings.py)
 # torch name -> (namespace, name there)
 ALIASES = {
     "divide": ("torch", "div"), "multiply": ("torch", "mul"), "subtract": ("torch", "sub"),
@@ -50,6 +54,13 @@ def install(namespace):
     for name, value in CONSTANTS.items():
         namespace.setdefault(name, value)
     namespace.setdefault("memory_format", _stand_ins.memory_format)
+    namespace.setdefault("layout", type(namespace["strided"]))
+    from . import _process_settings
+    from ._ops import inclusive_range
+
+    for name in SETTINGS:
+        namespace.setdefault(name, getattr(_process_settings, name))
+    namespace.setdefault("range", inclusive_range.range)
 
 
 # the aliases of names in submodules resolve on first use (importing nn.functional with torch costs 0.4 s)

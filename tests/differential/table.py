@@ -1610,13 +1610,14 @@ NOT_GENERATED["F.multi_head_attention_forward"] = "compared with real torch in t
 
 
 def _toplevel_forms():
-    """torch.* spellings of other definitions and compositions of ops (mindnlp_shim/torch/_function_forms.py,
-    _ops/composites.py) that no generator here covers: tests/test_toplevel_parity.py compares them."""
+    """torch.* spellings of other definitions, compositions of ops and settings (mindnlp_shim/torch/
+    _function_forms.py, _ops/composites.py, _ops/inclusive_range.py, _process_settings.py) that no generator
+    here covers: tests/test_toplevel_parity.py compares them."""
     import mindnlp_shim.torch as shim
     from mindnlp_shim.torch import _function_forms as forms
     from mindnlp_shim.torch._ops import composites
 
-    names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS) | set(forms.ALIASES)
+    names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS + forms.SETTINGS) | set(forms.ALIASES) | {"range"}
     names |= {n for n, v in vars(composites).items()
               if inspect.isfunction(v) and v.__module__ == composites.__name__ and not n.startswith("_")}
     bound = {n for n in names if inspect.isfunction(vars(shim).get(n))

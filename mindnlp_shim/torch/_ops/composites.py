@@ -10,6 +10,7 @@ from mindspore import ops
 
 from .. import _dtype
 from . import creation, linalg as products, pointwise as pw, reduction as red, shape as sh
+from .special_math import view_as_real
 from ._util import Tensor, write_out
 
 
@@ -366,3 +367,49 @@ def pinverse(input, rcond=1e-15):
     from .linalg_solve import pinv
 
     return pinv(input, rtol=rcond)
+
+
+# ---------------------------------------------------------------- copying forms of view ops
+def _copying(view_fn, name):
+    """torch.<view>_copy: the view op's result as a new tensor (no storage shared with the input)."""
+
+    def fn(input, *args, out=None, **kwargs):
+        if out is not None:
+            return write_out(out, fn(input, *args, **kwargs), name)
+        result = view_fn(input, *args, **kwargs)
+        if isinstance(result, (tuple, list)):
+            return type(result)(r.clone() for r in result)
+        return result.clone()
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}: a copy of what the view op returns."
+    return fn
+
+
+def _view(input, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], int) and not isinstance(shape[0], (tuple, list)):
+        return input.view(shape[0])  # a dtype
+    return input.view(*shape)
+
+
+alias_copy = _copying(lambda input: input, "alias_copy")
+detach_copy = _copying(lambda input: input.detach(), "detach_copy")
+diagonal_copy = _copying(lambda input, offset=0, dim1=0, dim2=1: sh.diagonal(input, offset, dim1, dim2),
+                         "diagonal_copy")
+expand_copy = _copying(lambda input, size, *, implicit=False: sh.expand(input, tuple(size)), "expand_copy")
+permute_copy = _copying(lambda input, dims: sh.permute(input, tuple(dims)), "permute_copy")
+select_copy = _copying(lambda input, dim, index: sh.select(input, dim, index), "select_copy")
+slice_copy = _copying(lambda input, dim=0, start=None, end=None, step=1:
+                      input[(slice(None),) * (dim % input.ndim) + (slice(start, end, step),)], "slice_copy")
+split_copy = _copying(lambda tensor, split_size, dim=0: sh.split(tensor, split_size, dim), "split_copy")
+split_with_sizes_copy = _copying(lambda input, split_sizes, dim=0: sh.split_with_sizes(input, split_sizes, dim),
+                                 "split_with_sizes_copy")
+squeeze_copy = _copying(lambda input, *dim: sh.squeeze(input, *dim), "squeeze_copy")
+t_copy = _copying(lambda input: sh.t(input), "t_copy")
+transpose_copy = _copying(lambda input, dim0, dim1: sh.transpose(input, dim0, dim1), "transpose_copy")
+unbind_copy = _copying(lambda input, dim=0: sh.unbind(input, dim), "unbind_copy")
+unfold_copy = _copying(lambda input, dimension, size, step: input.unfold(dimension, size, step), "unfold_copy")
+unsqueeze_copy = _copying(lambda input, dim: sh.unsqueeze(input, dim), "unsqueeze_copy")
+view_copy = _copying(_view, "view_copy")
+view_as_real_copy = _copying(lambda input: view_as_real(input), "view_as_real_copy")
+

@@ -1,0 +1,19 @@
+"""torch.range: the deprecated inclusive arange, in a module of its own (its name shadows Python's range)."""
+import math
+
+import numpy as np
+
+from .. import _dtype
+from . import creation
+from ._util import write_out
+
+
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """start, start + step, ... up to and including end, in the default float dtype."""
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    n = int(math.floor((end - start) / step)) + 1
+    values = start + step * np.arange(max(n, 0), dtype=np.float64)
+    result = creation.tensor(values, dtype=dtype or _dtype.get_default_dtype(), device=device,
+                             requires_grad=requires_grad)
+    return write_out(out, result, "range") if out is not None else result
