@@ -61,7 +61,6 @@ class DistributedDataParallel(Module):
         self.require_forward_param_sync = True
         self.bucket_bytes_cap = int((bucket_cap_mb or _DEFAULT_BUCKET_MB) * 1024 * 1024)
         self._sync_queued = False
-        self._comm_hook = None
         if init_sync:
             self._broadcast_from_rank0(list(module.parameters()) + list(module.buffers()))
 
@@ -143,8 +142,6 @@ class DistributedDataParallel(Module):
         # scale first, then sum: what torch's reducer does, so the sum of N scaled gradients rounds the same way
         flat = flat * flat.dtype.type(scale)
         buffer = _as_tensor(flat)
-        if self._comm_hook is not None:
-            raise NotImplementedError("DistributedDataParallel communication hooks are not supported on MindSpore")
         dist.all_reduce(buffer, group=self.process_group)
         averaged = buffer.asnumpy()
         offset = 0
