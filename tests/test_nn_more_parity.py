@@ -221,6 +221,21 @@ CASES = {
     "conv_transpose1d_unbatched": (f("conv_transpose1d", stride=3), [randn(3, 5), randn(3, 4, 2)]),
     "ConvTranspose2d_output_size": (lambda T, x, w: _conv_transpose_module(T, x, w, (8, 10)),
                                     [randn(1, 2, 4, 5), randn(2, 3, 3, 3)]),
+    # bags of embeddings (index 2 is the padding index in the padded cases)
+    "embedding_bag_mean_offsets": (lambda T, w: T.nn.functional.embedding_bag(
+        T.tensor([1, 2, 4, 5, 4, 3, 2, 9]), w, T.tensor([0, 2, 2, 5])), [randn(10, 3)]),
+    "embedding_bag_sum_weights": (lambda T, w, p: T.nn.functional.embedding_bag(
+        T.tensor([1, 2, 4, 5, 4, 3]), w, T.tensor([0, 3, 6]), mode="sum", per_sample_weights=p,
+        include_last_offset=True), [randn(10, 3), randn(6)]),
+    "embedding_bag_max_2d": (lambda T, w: T.nn.functional.embedding_bag(T.tensor([[1, 2, 3], [4, 4, 0]]), w,
+                                                                        mode="max"), [distinct(10, 3)]),
+    "embedding_bag_max_empty": (lambda T, w: T.nn.functional.embedding_bag(
+        T.tensor([1, 2, 4, 5]), w, T.tensor([0, 0, 3]), mode="max"), [distinct(10, 3)]),
+    "embedding_bag_padding_mean": (lambda T, w: T.nn.functional.embedding_bag(
+        T.tensor([[1, 2, 3], [2, 2, 0]]), w, padding_idx=2), [randn(10, 3)]),
+    "EmbeddingBag_sum_padding": (lambda T, w: T.nn.EmbeddingBag.from_pretrained(w, freeze=False, mode="sum",
+                                                                                  padding_idx=2)(
+        T.tensor([1, 2, 4, 2, 7]), T.tensor([0, 1, 3])), [randn(10, 3)]),
     # padding modules
     "ZeroPad2d": (module("ZeroPad2d", (1, 0, 2, 1)), [randn(2, 3, 4, 4)]),
     "ConstantPad1d": (module("ConstantPad1d", 2, 3.5), [randn(2, 3, 4)]),
@@ -284,6 +299,12 @@ def test_matches_torch(name, dtype):
     ("batch_norm_one_value", lambda T: T.nn.functional.batch_norm(T.zeros(1, 3), None, None, training=True),
      ValueError),
     ("prelu_channels", lambda T: T.nn.functional.prelu(T.zeros(2, 3), T.ones(2)), RuntimeError),
+    ("embedding_bag_weights_mean", lambda T: T.nn.functional.embedding_bag(
+        T.tensor([1, 2]), T.zeros(4, 2), T.tensor([0]), per_sample_weights=T.ones(2)), NotImplementedError),
+    ("embedding_bag_2d_offsets", lambda T: T.nn.functional.embedding_bag(
+        T.tensor([[1, 2]]), T.zeros(4, 2), T.tensor([0])), ValueError),
+    ("embedding_bag_mode", lambda T: T.nn.functional.embedding_bag(T.tensor([[1, 2]]), T.zeros(4, 2), mode="min"),
+     ValueError),
 ])
 def test_errors_match_torch(name, call, error):
     with pytest.raises(error):
@@ -395,3 +416,10 @@ def test_deprecated_upsample_names_match_torch(name, kwargs):
     with pytest.warns(UserWarning):
         theirs = getattr(rt.nn.functional, name)(rt.tensor(x), **kwargs).numpy()
     np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_embedding_bag_module_matches_torch_layout():
+    ours, theirs = mt.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=-2), rt.nn.EmbeddingBag(10, 3, mode="sum",
+                                                                                           padding_idx=-2)
+    assert repr(ours) == repr(theirs) and ours.padding_idx == theirs.padding_idx == 8
+    assert float(ours.weight[8].abs().sum()) == 0.0 and tuple(ours.weight.shape) == (10, 3)

@@ -1607,17 +1607,20 @@ NOT_GENERATED.update({f"F.{n}": "compared with real torch in tests/test_nn_more_
     "threshold_", "triplet_margin_loss", "triplet_margin_with_distance_loss", "affine_grid", "grid_sample",
     "conv_transpose1d", "conv_transpose2d", "upsample", "upsample_bilinear", "upsample_nearest")})
 NOT_GENERATED["F.multi_head_attention_forward"] = "compared with real torch in tests/test_nn_multihead_attention.py"
+NOT_GENERATED["F.embedding_bag"] = "compared with real torch in tests/test_nn_more_parity.py's table"
 
 
 def _toplevel_forms():
     """torch.* spellings of other definitions, compositions of ops and settings (mindnlp_shim/torch/
-    _function_forms.py, _ops/composites.py, _ops/inclusive_range.py, _process_settings.py) that no generator
+    _function_forms.py, _ops/composites.py, _ops/aten_forms.py, _ops/inclusive_range.py, _process_settings.py)
+    that no generator
     here covers: tests/test_toplevel_parity.py compares them."""
     import mindnlp_shim.torch as shim
     from mindnlp_shim.torch import _function_forms as forms
     from mindnlp_shim.torch._ops import composites
 
-    names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS + forms.SETTINGS) | set(forms.ALIASES) | {"range"}
+    names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS + forms.SETTINGS + forms.ATEN_FORMS) | {"range"}
+    names |= set(forms.ALIASES)
     names |= {n for n, v in vars(composites).items()
               if inspect.isfunction(v) and v.__module__ == composites.__name__ and not n.startswith("_")}
     bound = {n for n in names if inspect.isfunction(vars(shim).get(n))

@@ -1021,6 +1021,7 @@ from ._grid_sampling import (  # noqa: E402,F401
     GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES, affine_grid, grid_sample)
 from ._upsample_functions import upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
 from ._multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
+from ._embedding_bag import embedding_bag  # noqa: E402,F401
 from ._transposed_conv import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
 
 

@@ -35,4 +35,5 @@ from .conv_transpose import ConvTranspose1d, ConvTranspose2d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
                           TransformerDecoderLayer)
+from .embedding_bag import EmbeddingBag
 from .unsupported import *  # noqa: F401,F403
