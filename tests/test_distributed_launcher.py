@@ -62,6 +62,7 @@ def test_unsupported_launcher_options_raise_clearly(tmp_path):
     assert proc.returncode != 0 and "--max_restarts > 0 is not supported on MindSpore" in proc.stderr
 
 
+@pytest.mark.slow  # one more 2-rank job (~20-30 s); the default run starts ranks through the torchrun entry
 def test_ranks_started_by_real_torchs_launcher_join_with_torchs_variables(tmp_path):
     """Real torchrun sets only RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT; init_process_group forms MindSpore's
     cluster from them (rank 0 starts the scheduler on MASTER_PORT + 1)."""
@@ -74,6 +75,7 @@ def test_ranks_started_by_real_torchs_launcher_join_with_torchs_variables(tmp_pa
         assert int(rep["MS_SCHED_PORT"]) == int(rep["MASTER_PORT"]) + 1
 
 
+@pytest.mark.slow  # one more 2-rank job (~20-30 s); the default run starts ranks through the torchrun entry
 def test_accelerate_launch_multi_process_goes_through_this_launcher(tmp_path):
     code = ("import mindnlp, sys\nfrom accelerate.commands.accelerate_cli import main\n"
             "sys.argv = ['accelerate', 'launch', '--multi_gpu', '--num_processes', '2', '--num_machines', '1', "
@@ -85,6 +87,7 @@ def test_accelerate_launch_multi_process_goes_through_this_launcher(tmp_path):
         assert (rep["rank"], rep["world"], rep["MS_ROLE"]) == (rank, 2, "MS_WORKER")
 
 
+@pytest.mark.slow  # one more 2-rank job (~20-30 s); the default run starts ranks through the torchrun entry
 def test_msrun_started_ranks_get_torchs_variables(tmp_path):
     """MindSpore's own launcher: msrun also runs the script as the scheduler; the workers get RANK/WORLD_SIZE/
     LOCAL_RANK derived from msrun's variables (what accelerate looks for)."""

@@ -90,6 +90,7 @@ def test_checkpoints_are_written_once_by_rank_0_and_logging_is_on_rank_0(out):
             "rng_state_1.pth"} <= set(files)
 
 
+@pytest.mark.slow  # a second 2-rank Trainer job (~30 s); the default run checks the checkpoint's contents
 def test_resume_from_checkpoint_gives_the_uninterrupted_parameters(out):
     _finish(_shim_launch(out, "shim_resume", "--resume", str(out / "shim_output" / "checkpoint-2")))
     resumed, full = _load(out, "shim_resume"), _load(out, "shim")

@@ -33,7 +33,8 @@ def _nnodes(value):
 
 
 def get_args_parser():
-    parser = argparse.ArgumentParser(description="Start the ranks of a torch.distributed job on MindSpore")
+    parser = argparse.ArgumentParser(prog="torchrun", description="Start the ranks of a torch.distributed job on "
+                                     "MindSpore (also: python -m mindnlp.run)")
     parser.add_argument("--nnodes", type=_nnodes, default=1)
     parser.add_argument("--nproc-per-node", "--nproc_per_node", dest="nproc_per_node", type=_nproc, default=1)
     parser.add_argument("--node-rank", "--node_rank", dest="node_rank", type=int, default=0)
