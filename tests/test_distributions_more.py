@@ -75,6 +75,16 @@ DIST = {
                  "log_prob entropy mean variance"),
     "Multinomial": (lambda T, p: T.distributions.Multinomial(6, probs=p), [_simplex(2, 3)],
                     np.array([[1.0, 2.0, 3.0], [0.0, 6.0, 0.0]]), "log_prob mean variance"),
+    "HalfCauchy": (lambda T, s: T.distributions.HalfCauchy(s), [_pos(4)], _pos(3, 4),
+                   "log_prob entropy cdf icdf"),
+    "Pareto": (lambda T, s, a: T.distributions.Pareto(s, a), [_pos(4, low=0.5, high=1.0), _pos(4, low=0.5, high=4.0)],
+               _pos(3, 4, low=1.1, high=3.0), "log_prob entropy mean variance mode cdf icdf"),
+    "Weibull": (lambda T, s, k: T.distributions.Weibull(s, k), [_pos(4), _pos(4, low=1.2, high=3.0)], _pos(3, 4),
+                "log_prob entropy mean variance mode cdf icdf"),
+    "InverseGamma": (lambda T, a, b: T.distributions.InverseGamma(a, b), [_pos(4, low=0.5, high=4.0), _pos(4)],
+                     _pos(3, 4), "log_prob entropy mean variance mode"),
+    "NegativeBinomial": (lambda T, p: T.distributions.NegativeBinomial(3.5, probs=p), [_unit(4)],
+                         np.array([[0.0, 1.0, 4.0, 2.0]]), "log_prob mean variance mode"),
     "Independent_Normal": (lambda T, a, b: T.distributions.Independent(T.distributions.Normal(a, b), 1),
                            [_real(2, 3), _pos(2, 3)], _real(2, 3), "log_prob entropy mean variance"),
     "Transformed_Sigmoid_Affine": (
@@ -262,6 +272,11 @@ SAMPLED = {
     "Bernoulli": (lambda T: T.distributions.Bernoulli(probs=T.tensor([0.2, 0.7])), False),
     "Geometric": (lambda T: T.distributions.Geometric(probs=T.tensor([0.3, 0.7])), False),
     "Binomial": (lambda T: T.distributions.Binomial(7, probs=T.tensor([0.3, 0.6])), False),
+    "Weibull": (lambda T: T.distributions.Weibull(T.tensor([1.0, 2.0]), T.tensor([1.5, 3.0])), True),
+    "InverseGamma": (lambda T: T.distributions.InverseGamma(T.tensor([5.0, 7.0]), T.tensor([2.0, 1.0])), False),
+    "NegativeBinomial": (lambda T: T.distributions.NegativeBinomial(T.tensor([3.0, 10.0]),
+                                                                    probs=T.tensor([0.3, 0.6])), False),
+    "Pareto": (lambda T: T.distributions.Pareto(T.tensor([1.0, 2.0]), T.tensor([5.0, 6.0])), True),
 }
 
 

@@ -7,9 +7,9 @@ Gamma-based draws (Gamma, Chi2, Beta, Dirichlet, StudentT) give no gradient with
 concentration: `rsample` raises when that gradient is asked for (see _gamma_draws.py)."""
 from . import constraints, transforms, utils  # noqa: F401
 from . import (bernoulli, beta, binomial, categorical, cauchy, chi2, dirichlet, exp_family, exponential,  # noqa: F401
-               gamma, geometric, gumbel, half_normal, independent, kl, laplace, log_normal, multinomial,
-               multivariate_normal, normal, one_hot_categorical, poisson, relaxed_bernoulli, studentT,
-               transformed_distribution, uniform, wishart)
+               gamma, geometric, gumbel, half_cauchy, half_normal, independent, inverse_gamma, kl, laplace,
+               log_normal, multinomial, multivariate_normal, negative_binomial, normal, one_hot_categorical, pareto,
+               poisson, relaxed_bernoulli, studentT, transformed_distribution, uniform, weibull, wishart)
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -23,15 +23,19 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
@@ -39,6 +43,7 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTra
                          PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
                          TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "ExponentialFamily", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
@@ -46,4 +51,4 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "AbsTransform",
            "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform",
-           "Transform", "identity_transform"]
+           "Transform", "identity_transform", "HalfCauchy", "InverseGamma", "NegativeBinomial", "Pareto", "Weibull"]
