@@ -6,11 +6,13 @@ import os
 import sys
 
 import torch.distributed as dist
+from torch.distributed.elastic.multiprocessing.errors import record  # as torchrun scripts often do
 
 NAMES = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TORCHELASTIC_RUN_ID",
          "GROUP_RANK", "MS_ROLE", "MS_NODE_ID", "MS_WORKER_NUM", "MS_SCHED_PORT", "MINDNLP_SHIM_THREADS")
 
 
+@record
 def main(mode, out):
     dist.init_process_group()
     rank = dist.get_rank()

@@ -1,0 +1,1 @@
+"""torch.distributed.elastic: only what training scripts import from it (the `record` decorator)."""
