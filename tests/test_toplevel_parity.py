@@ -102,6 +102,58 @@ CASES = {
     "unsqueeze_copy": [(lambda T, a: T.unsqueeze_copy(a, -1), [randn(2, 3)])],
     "view_copy": [(lambda T, a: T.view_copy(a, (3, 2)), [randn(2, 3)])],
     "view_as_real_copy": [(lambda T, a, b: T.view_as_real_copy(T.complex(a, b)), [randn(3), randn(3)])],
+    # operator-level forms (_ops/aten_forms.py)
+    "layer_norm": [(lambda T, x, w, b: T.layer_norm(x, [4], w, b, 1e-5, True), [randn(2, 3, 4), randn(4), randn(4)])],
+    "group_norm": [(lambda T, x, w, b: T.group_norm(x, 2, w, b), [randn(2, 4, 3), randn(4), randn(4)])],
+    "rms_norm": [(lambda T, x, w: T.rms_norm(x, [4], w, 1e-6), [randn(2, 3, 4), randn(4)])],
+    "batch_norm": [(lambda T, x, w, b: T.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+                    [randn(4, 3, 2), randn(3), randn(3)])],
+    "instance_norm": [(lambda T, x: T.instance_norm(x, None, None, None, None, True, 0.1, 1e-5, False),
+                       [randn(2, 3, 5)])],
+    "embedding": [(lambda T, w: T.embedding(w, T.tensor([[0, 2], [1, 0]])), [randn(3, 4)]),
+                  (lambda T, w: T.embedding(w, T.tensor([0, 2, 0]), 0), [randn(3, 4)])],
+    "kl_div": [(lambda T, a, b: T.kl_div(a, b, r), [randn(2, 3), unit(2, 3)]) for r in (0, 1, 2)]
+              + [(lambda T, a, b: T.kl_div(a, b, 2, log_target=True), [randn(2, 3), randn(2, 3)])],
+    "binary_cross_entropy_with_logits": [(lambda T, a, b: T.binary_cross_entropy_with_logits(a, b, None, None, r),
+                                          [randn(2, 3), unit(2, 3)]) for r in (0, 1, 2)],
+    "margin_ranking_loss": [(lambda T, a, b: T.margin_ranking_loss(a, b, T.tensor([1.0, -1.0, 1.0]).to(a.dtype),
+                                                                   0.1, 2), [randn(3), randn(3)])],
+    "hinge_embedding_loss": [(lambda T, a: T.hinge_embedding_loss(a, T.tensor([1.0, -1.0, 1.0]).to(a.dtype), 1.0, 0),
+                              [randn(3)])],
+    "cosine_embedding_loss": [(lambda T, a, b: T.cosine_embedding_loss(a, b, T.tensor([1.0, -1.0]).to(a.dtype), 0.0, 1),
+                               [randn(2, 4), randn(2, 4)])],
+    "triplet_margin_loss": [(lambda T, a, b, c: T.triplet_margin_loss(a, b, c, 1.0, 2.0, 1e-6, False, 1),
+                             [randn(3, 4), randn(3, 4), randn(3, 4)])],
+    "poisson_nll_loss": [(lambda T, a, b: T.poisson_nll_loss(a, b, True, False, 1e-8, 1), [randn(2, 3), unit(2, 3)])],
+    "selu": [(lambda T, a: T.selu(a), [randn(2, 3)])],
+    "celu": [(lambda T, a: T.celu(a, 0.5), [randn(2, 3)])],
+    "rrelu": [(lambda T, a: T.rrelu(a, 0.1, 0.3, False), [randn(2, 3)])],
+    "threshold": [(lambda T, a: T.threshold(a, 0.1, -2.0), [randn(2, 3)])],
+    "max_pool1d": [(lambda T, a: T.max_pool1d(a, 2), [randn(2, 3, 6)])],
+    "max_pool2d": [(lambda T, a: T.max_pool2d(a, 2, 1), [randn(1, 2, 4, 4)])],
+    "max_pool3d": [(lambda T, a: T.max_pool3d(a, 2), [randn(1, 1, 4, 4, 4)])],
+    "max_pool1d_with_indices": [(lambda T, a: T.max_pool1d_with_indices(a, 2), [randn(2, 3, 6)])],
+    "adaptive_avg_pool1d": [(lambda T, a: T.adaptive_avg_pool1d(a, 3), [randn(2, 3, 6)])],
+    "adaptive_max_pool1d": [(lambda T, a: T.adaptive_max_pool1d(a, 3), [randn(2, 3, 6)])],
+    "constant_pad_nd": [(lambda T, a: T.constant_pad_nd(a, [1, 2, 0, 1], 0.5), [randn(2, 3)])],
+    "channel_shuffle": [(lambda T, a: T.channel_shuffle(a, 2), [randn(1, 4, 3)])],
+    # (torch defines no derivative for native_channel_shuffle: values only)
+    "native_channel_shuffle": [(lambda T, a: T.native_channel_shuffle(a, 3), [randn(2, 6, 2, 2)], False)],
+    "norm_except_dim": [(lambda T, a: T.norm_except_dim(a, 2, 0), [randn(3, 4, 2)]),
+                        (lambda T, a: T.norm_except_dim(a, 2, 1), [randn(3, 4)]),
+                        (lambda T, a: T.norm_except_dim(a, 2, -1), [randn(3, 4)])],
+    "frobenius_norm": [(lambda T, a: T.frobenius_norm(a, (0, 1)), [randn(3, 4)]),
+                       (lambda T, a: T.frobenius_norm(a, [1], True), [randn(3, 4)])],
+    "nuclear_norm": [(lambda T, a: T.nuclear_norm(a), [randn(3, 4)]),
+                     (lambda T, a: T.nuclear_norm(a, True), [randn(3, 4)]),
+                     (lambda T, a: T.nuclear_norm(a, (0, 2)), [randn(3, 2, 4)])],
+    "fill": [(lambda T, a: T.fill(a, 2.5), [randn(2, 3)], False),
+             (lambda T, a, v: T.fill(a, v), [randn(2, 3), np.array(1.5)])],
+    "conj_physical": [(lambda T, a: T.conj_physical(a), [randn(3)]),
+                      (lambda T, a, b: T.conj_physical(T.complex(a, b)), [randn(3), randn(3)])],
+    "view_as_complex": [(lambda T, a: T.view_as_complex(a), [randn(3, 2)]),
+                        # (MindSpore's complex Mul has no gradient; its FFTs do)
+                        (lambda T, a: T.fft.fft(T.view_as_complex(a)), [randn(2, 4, 2)])],
 }
 WINDOWS = ("bartlett_window", "blackman_window", "hamming_window", "kaiser_window")
 INPLACE = {  # name -> extra arguments (the receiver: values in (0.2, 0.9))
@@ -128,7 +180,14 @@ API_CENSUS = {
      "torch.detach_copy", "torch.diagonal_copy", "torch.expand_copy", "torch.permute_copy", "torch.select_copy",
      "torch.slice_copy", "torch.split_copy", "torch.split_with_sizes_copy", "torch.squeeze_copy", "torch.t_copy",
      "torch.transpose_copy", "torch.unbind_copy", "torch.unfold_copy", "torch.unsqueeze_copy", "torch.view_copy",
-     "torch.view_as_real_copy"):
+     "torch.view_as_real_copy", "torch.layer_norm", "torch.group_norm", "torch.rms_norm", "torch.batch_norm",
+     "torch.instance_norm", "torch.embedding", "torch.kl_div", "torch.binary_cross_entropy_with_logits",
+     "torch.margin_ranking_loss", "torch.hinge_embedding_loss", "torch.cosine_embedding_loss",
+     "torch.triplet_margin_loss", "torch.poisson_nll_loss", "torch.selu", "torch.celu", "torch.rrelu",
+     "torch.threshold", "torch.max_pool1d", "torch.max_pool2d", "torch.max_pool3d", "torch.max_pool1d_with_indices",
+     "torch.adaptive_avg_pool1d", "torch.adaptive_max_pool1d", "torch.constant_pad_nd", "torch.channel_shuffle",
+     "torch.native_channel_shuffle", "torch.norm_except_dim", "torch.frobenius_norm", "torch.nuclear_norm",
+     "torch.fill", "torch.conj_physical", "torch.view_as_complex"):
         "test_function_matches_torch",
     ("torch.bartlett_window", "torch.blackman_window", "torch.hamming_window", "torch.kaiser_window"):
         "test_windows_match_torch",
@@ -148,6 +207,8 @@ API_CENSUS = {
     ("torch.is_conj", "torch.is_neg", "torch.is_signed", "torch.is_same_size", "torch.resolve_conj",
      "torch.resolve_neg"): "test_predicates_match_torch",
     "torch.memory_format": "test_memory_format_is_the_type_of_the_formats",
+    ("torch.dropout", "torch.alpha_dropout"): "test_dropout_forms_match_torch",
+    "torch.nonzero_static": "test_nonzero_static_matches_torch",
     "torch.layout": "test_layout_is_the_type_of_the_layouts",
     ("torch.get_device", "torch.is_distributed"): "test_device_queries_match_torch",
     "torch.range": "test_range_matches_torch",
@@ -269,6 +330,25 @@ def test_predicates_match_torch():
 def test_memory_format_is_the_type_of_the_formats():
     assert isinstance(mt.channels_last, mt.memory_format) and isinstance(mt.contiguous_format, mt.memory_format)
     assert isinstance(rt.channels_last, rt.memory_format)
+
+
+def test_dropout_forms_match_torch():
+    x = randn(4, 50).astype(np.float32)
+    for name in ("dropout", "alpha_dropout"):
+        for T in (rt, mt):  # not training, or p = 0: the input itself
+            np.testing.assert_array_equal(getattr(T, name)(T.tensor(x), 0.5, False).numpy(), x)
+            np.testing.assert_array_equal(getattr(T, name)(T.tensor(x), 0.0, True).numpy(), x)
+    out = mt.dropout(mt.tensor(x), 0.5, True).numpy()  # training: zeros or x / (1 - p)
+    kept = out != 0
+    np.testing.assert_allclose(out[kept], x[kept] * 2, rtol=1e-6)
+    assert 0.3 < kept.mean() < 0.7
+
+
+def test_nonzero_static_matches_torch():
+    x = np.array([[0, 1, 0], [2, 0, 3]])
+    for size, fill in ((2, -1), (5, -1), (3, 7), (0, -1)):
+        compare(mt.nonzero_static(mt.tensor(x), size=size, fill_value=fill),
+                rt.nonzero_static(rt.tensor(x), size=size, fill_value=fill), TOL["float32"])
 
 
 def test_copies_do_not_share_storage():

@@ -4,7 +4,7 @@
 - other names of ops (`torch.divide` is `torch.div`, `torch.row_stack` is `torch.vstack`, ...);
 - nn.functional and linalg functions that torch also exposes at the top level with the same arguments;
 - the constants e, pi, inf, nan and newaxis, and the types of the layout and memory-format objects;
-- the settings of _process_settings.py."""
+- the settings of _process_settings.py and the operator-level forms of _ops/aten_forms.py."""
 import math
 
 INPLACE_METHODS = (
@@ -35,6 +35,15 @@ ALIASES = {
     "pdist": ("torch.nn.functional", "pdist"),
     "pairwise_distance": ("torch.nn.functional", "pairwise_distance"),
 }
+# torch's operator-level spellings of nn.functional functions and small operators (_ops/aten_forms.py)
+ATEN_FORMS = (
+    "dropout", "alpha_dropout", "layer_norm", "group_norm", "rms_norm", "batch_norm", "instance_norm", "embedding",
+    "kl_div", "binary_cross_entropy_with_logits", "margin_ranking_loss", "hinge_embedding_loss",
+    "cosine_embedding_loss", "triplet_margin_loss", "poisson_nll_loss", "selu", "celu", "rrelu", "threshold",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "adaptive_avg_pool1d",
+    "adaptive_max_pool1d", "constant_pad_nd", "channel_shuffle", "native_channel_shuffle", "norm_except_dim",
+    "frobenius_norm", "nuclear_norm", "fill", "conj_physical", "nonzero_static", "view_as_complex",
+)
 CONSTANTS = {"e": math.e, "pi": math.pi, "inf": math.inf, "nan": math.nan, "newaxis": None}
 
 
@@ -56,11 +65,13 @@ def install(namespace):
     namespace.setdefault("memory_format", _stand_ins.memory_format)
     namespace.setdefault("layout", type(namespace["strided"]))
     from . import _process_settings
-    from ._ops import inclusive_range
+    from ._ops import aten_forms, inclusive_range
 
     for name in SETTINGS:
         namespace.setdefault(name, getattr(_process_settings, name))
     namespace.setdefault("range", inclusive_range.range)
+    for name in ATEN_FORMS:
+        namespace.setdefault(name, getattr(aten_forms, name))
 
 
 # the aliases of names in submodules resolve on first use (importing nn.functional with torch costs 0.4 s)

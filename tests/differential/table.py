@@ -1613,8 +1613,7 @@ NOT_GENERATED["F.embedding_bag"] = "compared with real torch in tests/test_nn_mo
 def _toplevel_forms():
     """torch.* spellings of other definitions, compositions of ops and settings (mindnlp_shim/torch/
     _function_forms.py, _ops/composites.py, _ops/aten_forms.py, _ops/inclusive_range.py, _process_settings.py)
-    that no generator
-    here covers: tests/test_toplevel_parity.py compares them."""
+    that no generator here covers: tests/test_toplevel_parity.py compares them."""
     import mindnlp_shim.torch as shim
     from mindnlp_shim.torch import _function_forms as forms
     from mindnlp_shim.torch._ops import composites
