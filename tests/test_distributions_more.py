@@ -390,3 +390,37 @@ def test_probabilities_at_zero_and_one_clamp_like_torch(dtype):
     got = mt.distributions.SigmoidTransform()(mt.tensor(x)).numpy()
     want = rt.distributions.SigmoidTransform()(rt.tensor(x)).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relaxed_distributions_log_prob_and_gradients_match_torch(dtype):
+    value_b = _unit(3, 4)
+    value_c = _simplex(3, 2, 4)
+
+    def run(T):
+        logits = T.tensor(RELAXED_LOGITS.astype(dtype), requires_grad=True)
+        temperature = T.tensor(np.array(0.7, dtype), requires_grad=True)
+        b = T.distributions.RelaxedBernoulli(temperature, logits=logits[0])
+        c = T.distributions.RelaxedOneHotCategorical(temperature, logits=logits)
+        out = b.log_prob(T.tensor(value_b.astype(dtype))).sum() + c.log_prob(T.tensor(value_c.astype(dtype))).sum()
+        out.backward()
+        return out.detach().numpy(), logits.grad.numpy(), temperature.grad.numpy()
+
+    rtol, atol = TOL[np.dtype(dtype).name]
+    for a, b in zip(run(mt), run(rt)):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+RELAXED_LOGITS = _real(2, 4)
+
+
+def test_relaxed_draws_lie_in_their_support_and_carry_gradients():
+    mt.manual_seed(0)
+    logits = mt.tensor(RELAXED_LOGITS, requires_grad=True)
+    draws = mt.distributions.RelaxedOneHotCategorical(mt.tensor(0.5), logits=logits).rsample((500,))
+    assert tuple(draws.shape) == (500, 2, 4)
+    np.testing.assert_allclose(draws.sum(-1).detach().numpy(), 1.0, rtol=1e-6)
+    draws.max(-1)[0].sum().backward()
+    assert float(logits.grad.abs().sum()) > 0
+    b = mt.distributions.RelaxedBernoulli(mt.tensor(0.5), probs=mt.tensor([0.2, 0.9])).rsample((4000,)).numpy()
+    assert b.min() > 0 and b.max() < 1 and abs((b > 0.5).mean(0) - [0.2, 0.9]).max() < 0.05

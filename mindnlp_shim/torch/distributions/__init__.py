@@ -9,7 +9,7 @@ from . import constraints, transforms, utils  # noqa: F401
 from . import (bernoulli, beta, binomial, categorical, cauchy, chi2, dirichlet, exp_family, exponential,  # noqa: F401
                gamma, geometric, gumbel, half_cauchy, half_normal, independent, inverse_gamma, kl, laplace,
                log_normal, multinomial, multivariate_normal, negative_binomial, normal, one_hot_categorical, pareto,
-               poisson, relaxed_bernoulli, studentT, transformed_distribution, uniform, weibull, wishart)
+               poisson, relaxed_bernoulli, relaxed_categorical, studentT, transformed_distribution, uniform, weibull, wishart)
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -37,6 +37,8 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
@@ -51,4 +53,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "AbsTransform",
            "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform",
-           "Transform", "identity_transform", "HalfCauchy", "InverseGamma", "NegativeBinomial", "Pareto", "Weibull"]
+           "Transform", "identity_transform", "HalfCauchy", "InverseGamma", "NegativeBinomial", "Pareto", "Weibull",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical"]
