@@ -11,6 +11,7 @@ import pytest
 
 import distributed_jobs
 from shim_runner import REPO_ROOT, script, shim_env
+from test_import_order import user_python  # noqa: F401  (fixture: the user-facing venv with the torch stand-in)
 
 PROBE = script("distributed_launch_probe.py")
 
@@ -102,3 +103,15 @@ def test_msrun_started_ranks_get_torchs_variables(tmp_path):
     for rank, rep in enumerate(_reports(tmp_path, 2)):
         assert (rep["rank"], rep["world"]) == (rank, 2)
         assert (rep["RANK"], rep["LOCAL_RANK"], rep["WORLD_SIZE"]) == (str(rank), str(rank), "2")
+
+
+@pytest.mark.slow  # builds the user-facing venv (the stand-in wheel) and starts a 2-rank job with its torchrun
+def test_user_install_torchrun_command_starts_the_ranks(user_python, tmp_path):
+    torchrun = os.path.join(os.path.dirname(user_python), "torchrun")
+    assert os.path.exists(torchrun)
+    env = dict(shim_env(), PATH=os.path.dirname(user_python) + os.pathsep + os.environ.get("PATH", ""))
+    env.pop("PYTHONNOUSERSITE", None)
+    proc = _run([torchrun, "--nproc_per_node", "2", "--standalone", PROBE, "env", str(tmp_path)], env, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    for rank, rep in enumerate(_reports(tmp_path, 2)):
+        assert (rep["rank"], rep["world"], rep["MS_ROLE"]) == (rank, 2, "MS_WORKER")
