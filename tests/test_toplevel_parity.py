@@ -209,6 +209,10 @@ API_CENSUS = {
     "torch.memory_format": "test_memory_format_is_the_type_of_the_formats",
     ("torch.dropout", "torch.alpha_dropout"): "test_dropout_forms_match_torch",
     "torch.nonzero_static": "test_nonzero_static_matches_torch",
+    ("torch.sym_int", "torch.sym_float", "torch.sym_max", "torch.sym_min", "torch.sym_not", "torch.sym_ite",
+     "torch.sym_sqrt", "torch.sym_sum"): "test_sym_functions_match_torch",
+    ("torch.cond", "torch.while_loop"): "test_control_flow_matches_torch",
+    ("torch.get_device_module", "torch.is_vulkan_available", "torch.GradScaler"): "test_module_queries_match_torch",
     "torch.layout": "test_layout_is_the_type_of_the_layouts",
     ("torch.get_device", "torch.is_distributed"): "test_device_queries_match_torch",
     "torch.range": "test_range_matches_torch",
@@ -349,6 +353,36 @@ def test_nonzero_static_matches_torch():
     for size, fill in ((2, -1), (5, -1), (3, 7), (0, -1)):
         compare(mt.nonzero_static(mt.tensor(x), size=size, fill_value=fill),
                 rt.nonzero_static(rt.tensor(x), size=size, fill_value=fill), TOL["float32"])
+
+
+def test_sym_functions_match_torch():
+    cases = [("sym_int", (2.7,)), ("sym_int", (-2.7,)), ("sym_float", (3,)), ("sym_max", (2, 3.5)),
+             ("sym_max", (2, 3)), ("sym_min", (2.0, 1)), ("sym_min", (4, 1)), ("sym_not", (True,)),
+             ("sym_ite", (False, 1, 2)), ("sym_sqrt", (4,)), ("sym_sum", ([1, 2, 3],)), ("sym_sum", ([0.5, 2],))]
+    for name, args in cases:
+        r, m = getattr(rt, name)(*args), getattr(mt, name)(*args)
+        assert (m, type(m)) == (r, type(r)), (name, args, m, r)
+
+
+def test_control_flow_matches_torch():
+    results = []
+    for T in (rt, mt):
+        x = T.tensor([1.0, 2.0])
+        a = T.cond(T.tensor(True), lambda v: v + 1, lambda v: v - 1, (x,))
+        b = T.cond(False, lambda v, w: v * w, lambda v, w: v - w, [x, x])
+        i, y = T.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2), (T.tensor(0), x))
+        results.append([a.numpy(), b.numpy(), int(i), y.numpy()])
+    for m, r in zip(results[1], results[0]):
+        np.testing.assert_array_equal(m, r)
+    with pytest.raises(RuntimeError):
+        mt.cond(mt.tensor([True, False]), lambda: 1, lambda: 2)
+
+
+def test_module_queries_match_torch():
+    assert mt.get_device_module("cpu") is mt.cpu and rt.get_device_module("cpu") is rt.cpu
+    assert mt.get_device_module().__name__.rsplit(".", 1)[-1] == rt.get_device_module().__name__.rsplit(".", 1)[-1]
+    assert mt.is_vulkan_available() is rt.is_vulkan_available() is False
+    assert mt.GradScaler is mt.amp.GradScaler and rt.GradScaler is rt.amp.GradScaler
 
 
 def test_copies_do_not_share_storage():

@@ -4,7 +4,8 @@
 - other names of ops (`torch.divide` is `torch.div`, `torch.row_stack` is `torch.vstack`, ...);
 - nn.functional and linalg functions that torch also exposes at the top level with the same arguments;
 - the constants e, pi, inf, nan and newaxis, and the types of the layout and memory-format objects;
-- the settings of _process_settings.py and the operator-level forms of _ops/aten_forms.py."""
+- the settings of _process_settings.py, the operator-level forms of _ops/aten_forms.py, the eager control flow
+  of _control_flow.py and the sym_* functions of _symbolic_numbers.py."""
 import math
 
 INPLACE_METHODS = (
@@ -32,7 +33,7 @@ ALIASES = {
     "conv_transpose2d": ("torch.nn.functional", "conv_transpose2d"),
     "avg_pool1d": ("torch.nn.functional", "avg_pool1d"), "pixel_shuffle": ("torch.nn.functional", "pixel_shuffle"),
     "pixel_unshuffle": ("torch.nn.functional", "pixel_unshuffle"), "prelu": ("torch.nn.functional", "prelu"),
-    "pdist": ("torch.nn.functional", "pdist"),
+    "pdist": ("torch.nn.functional", "pdist"), "GradScaler": ("torch.amp", "GradScaler"),
     "pairwise_distance": ("torch.nn.functional", "pairwise_distance"),
 }
 # torch's operator-level spellings of nn.functional functions and small operators (_ops/aten_forms.py)
@@ -44,7 +45,24 @@ ATEN_FORMS = (
     "adaptive_max_pool1d", "constant_pad_nd", "channel_shuffle", "native_channel_shuffle", "norm_except_dim",
     "frobenius_norm", "nuclear_norm", "fill", "conj_physical", "nonzero_static", "view_as_complex",
 )
-CONSTANTS = {"e": math.e, "pi": math.pi, "inf": math.inf, "nan": math.nan, "newaxis": None}
+# (has_lapack and has_spectral: the linear algebra and FFTs of torch.linalg / torch.fft are provided)
+CONSTANTS = {"e": math.e, "pi": math.pi, "inf": math.inf, "nan": math.nan, "newaxis": None, "has_lapack": True,
+             "has_spectral": True}
+
+
+def _get_device_module(device=None):
+    """The torch.<type> module of a device (by default the process's: 'cpu' unless a GPU is the target)."""
+    import importlib
+
+    from ._device import device as _device
+
+    kind = getattr(device, "type", None) or (str(device).split(":")[0] if device is not None else None)
+    if kind is None:
+        from ._runtime import DEVICE_TARGET
+
+        kind = "cuda" if DEVICE_TARGET == "GPU" else "npu" if DEVICE_TARGET == "Ascend" else "cpu"
+    _device(kind)  # (an unknown device type raises here, as in torch)
+    return importlib.import_module("mindnlp_shim.torch." + kind)
 
 
 def install(namespace):
@@ -72,6 +90,13 @@ def install(namespace):
     namespace.setdefault("range", inclusive_range.range)
     for name in ATEN_FORMS:
         namespace.setdefault(name, getattr(aten_forms, name))
+    from . import _control_flow, _symbolic_numbers
+
+    for module in (_control_flow, _symbolic_numbers):
+        for name in module.__all__:
+            namespace.setdefault(name, getattr(module, name))
+    namespace.setdefault("is_vulkan_available", lambda: False)  # (no Vulkan backend under MindSpore)
+    namespace.setdefault("get_device_module", _get_device_module)
 
 
 # the aliases of names in submodules resolve on first use (importing nn.functional with torch costs 0.4 s)

@@ -1612,14 +1612,18 @@ NOT_GENERATED["F.embedding_bag"] = "compared with real torch in tests/test_nn_mo
 
 def _toplevel_forms():
     """torch.* spellings of other definitions, compositions of ops and settings (mindnlp_shim/torch/
-    _function_forms.py, _ops/composites.py, _ops/aten_forms.py, _ops/inclusive_range.py, _process_settings.py)
-    that no generator here covers: tests/test_toplevel_parity.py compares them."""
+    _function_forms.py, _ops/composites.py, _ops/aten_forms.py, _ops/inclusive_range.py, _process_settings.py,
+    _control_flow.py, _symbolic_numbers.py) that no generator here covers: tests/test_toplevel_parity.py
+    compares them."""
     import mindnlp_shim.torch as shim
     from mindnlp_shim.torch import _function_forms as forms
     from mindnlp_shim.torch._ops import composites
 
     names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS + forms.SETTINGS + forms.ATEN_FORMS) | {"range"}
-    names |= set(forms.ALIASES)
+    names |= set(forms.ALIASES) | {"get_device_module", "is_vulkan_available"}
+    from mindnlp_shim.torch import _control_flow, _symbolic_numbers
+
+    names |= set(_control_flow.__all__) | set(_symbolic_numbers.__all__)
     names |= {n for n, v in vars(composites).items()
               if inspect.isfunction(v) and v.__module__ == composites.__name__ and not n.startswith("_")}
     bound = {n for n in names if inspect.isfunction(vars(shim).get(n))
