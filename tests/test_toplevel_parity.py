@@ -212,6 +212,7 @@ API_CENSUS = {
     ("torch.sym_int", "torch.sym_float", "torch.sym_max", "torch.sym_min", "torch.sym_not", "torch.sym_ite",
      "torch.sym_sqrt", "torch.sym_sum"): "test_sym_functions_match_torch",
     ("torch.cond", "torch.while_loop"): "test_control_flow_matches_torch",
+    "torch.scatter_reduce": "test_scatter_reduce_matches_torch",
     ("torch.get_device_module", "torch.is_vulkan_available", "torch.GradScaler"): "test_module_queries_match_torch",
     "torch.layout": "test_layout_is_the_type_of_the_layouts",
     ("torch.get_device", "torch.is_distributed"): "test_device_queries_match_torch",
@@ -353,6 +354,26 @@ def test_nonzero_static_matches_torch():
     for size, fill in ((2, -1), (5, -1), (3, 7), (0, -1)):
         compare(mt.nonzero_static(mt.tensor(x), size=size, fill_value=fill),
                 rt.nonzero_static(rt.tensor(x), size=size, fill_value=fill), TOL["float32"])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_matches_torch(reduce, dtype):
+    index2 = np.array([[0, 1, 0], [2, 0, 0]])
+    for include_self in (True, False):
+        # distinct values (ties: torch shares the gradient among them; tested below with equal values)
+        x, src = _rng.permutation(12).reshape(3, 4) * 0.25 + 0.5, _rng.permutation(6).reshape(2, 3) * 0.3 + 0.4
+        check(rt, mt, lambda T, a, b: T.scatter_reduce(a, 0, T.tensor(index2), b, reduce, include_self=include_self),
+              [x, src], dtype, tol=TOL[dtype])
+        check(rt, mt, lambda T, a, b: T.scatter_reduce(a, 1, T.tensor(index2), b, reduce, include_self=include_self),
+              [x[:2], src], dtype, tol=TOL[dtype])
+    if reduce in ("amax", "amin"):  # ties share the gradient
+        check(rt, mt, lambda T, a, b: T.scatter_reduce(a, 0, T.tensor([0, 0, 1]), b, reduce),
+              [np.array([1.0, 2.0]), np.array([1.0, 1.0, 2.0])], dtype, tol=TOL[dtype])
+    ints = [np.array([5, -7, 3]), np.array([2, -3, 4, 1])]
+    r = rt.scatter_reduce(rt.tensor(ints[0]), 0, rt.tensor([0, 1, 1, 2]), rt.tensor(ints[1]), reduce)
+    m = mt.scatter_reduce(mt.tensor(ints[0]), 0, mt.tensor([0, 1, 1, 2]), mt.tensor(ints[1]), reduce)
+    compare(m, r, TOL["float32"])
 
 
 def test_sym_functions_match_torch():

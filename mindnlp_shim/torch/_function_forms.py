@@ -97,6 +97,9 @@ def install(namespace):
             namespace.setdefault(name, getattr(module, name))
     namespace.setdefault("is_vulkan_available", lambda: False)  # (no Vulkan backend under MindSpore)
     namespace.setdefault("get_device_module", _get_device_module)
+    from ._ops import scatter_reduce
+
+    namespace.setdefault("scatter_reduce", scatter_reduce.scatter_reduce)
 
 
 # the aliases of names in submodules resolve on first use (importing nn.functional with torch costs 0.4 s)

@@ -1620,7 +1620,7 @@ def _toplevel_forms():
     from mindnlp_shim.torch._ops import composites
 
     names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS + forms.SETTINGS + forms.ATEN_FORMS) | {"range"}
-    names |= set(forms.ALIASES) | {"get_device_module", "is_vulkan_available"}
+    names |= set(forms.ALIASES) | {"get_device_module", "is_vulkan_available", "scatter_reduce"}
     from mindnlp_shim.torch import _control_flow, _symbolic_numbers
 
     names |= set(_control_flow.__all__) | set(_symbolic_numbers.__all__)
