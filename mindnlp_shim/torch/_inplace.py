@@ -120,14 +120,17 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
 
 
 def _refuse_custom_function_view(exc):
-    """MindSpore refuses a recorded write into a view made inside a custom-gradient function (the 3-D output of
-    a linear layer is a reshape inside one): say so in torch's terms; re-raise anything else."""
+    """MindSpore refuses a recorded write into a view made inside a custom-gradient function. The shim's own
+    Functions return plain tensors (`_function_outputs`); what is left is a user `torch.autograd.Function`
+    returning a view or an input, or a checkpointed region returning one of its inputs as it is (torch refuses
+    these too, except the last with use_reentrant=False): say so in torch's terms; re-raise anything else."""
     if "output of custom cell" not in str(exc):
         raise exc
     raise NotImplementedError(
         "an in-place write into this tensor inside autograd is not supported on MindSpore: it is a view made "
-        "inside a custom-gradient function (e.g. the output of nn.Linear on a 3-D input); write out of place "
-        "instead (torch.where or masked_fill)") from exc
+        "inside a custom-gradient function (a torch.autograd.Function that returns a view or one of its inputs, "
+        "or a checkpointed function that returns one of its inputs); write out of place instead (torch.where "
+        "or masked_fill), or return a clone") from exc
 
 
 def swap_storage_only(tensor, view):

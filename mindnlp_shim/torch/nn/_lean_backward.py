@@ -22,6 +22,7 @@ from ..autograd.function import Function
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
 from .._ops.sums import sum_last_axis, sum_rows
+from .._function_outputs import plain_reshape
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -49,12 +50,19 @@ def _rows(x):
     return x if x.ndim == 2 else ops.reshape(x, (-1, x.shape[-1]))
 
 
+def _linear_2d(x, weight, bias):
+    out = _mm_b_transposed(_rows(x), weight)
+    return out if bias is None else ops.bias_add(out, bias)
+
+
+def _out_shape(x, weight):
+    return tuple(x.shape[:-1]) + (weight.shape[0],)
+
+
 def linear_rows(x, weight, bias):
     """x W^T + b for x of shape (*, in_features): MatMul with transpose_b plus BiasAdd on the 2-D rows."""
-    out = _mm_b_transposed(_rows(x), weight)
-    if bias is not None:
-        out = ops.bias_add(out, bias)
-    return out if x.ndim == 2 else ops.reshape(out, tuple(x.shape[:-1]) + (weight.shape[0],))
+    out = _linear_2d(x, weight, bias)
+    return out if x.ndim == 2 else ops.reshape(out, _out_shape(x, weight))
 
 
 class _Linear(Function):
@@ -62,7 +70,9 @@ class _Linear(Function):
     def forward(ctx, x, weight, bias):
         ctx.save_for_backward(x, weight)
         ctx.has_bias = bias is not None
-        return linear_rows(x, weight, bias)
+        out = _linear_2d(x, weight, bias)
+        # not a view of the 2-D product: in-place writes into the output must stay recordable
+        return out if x.ndim == 2 else plain_reshape(out, _out_shape(x, weight))
 
     @staticmethod
     def backward(ctx, grad):

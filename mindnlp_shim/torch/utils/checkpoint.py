@@ -33,6 +33,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..amp import autocast_mode
 from .. import random as _random
+from .._function_outputs import plain_tensor
 
 Tensor = mindspore.Tensor
 _FLOATING = (mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64)
@@ -112,7 +113,8 @@ class _Recompute(Function):
         if not produced:
             # the region returned no tensor: hand back the anchor so the Function still has an output
             return ops.zeros((0,), mindspore.float32)
-        return tuple(produced)
+        # views made inside the region become plain tensors: in-place writes into the outputs stay recordable
+        return tuple(t if any(t is i for i in inputs) else plain_tensor(t) for t in produced)
 
     @staticmethod
     def backward(ctx, *grads):
