@@ -361,8 +361,8 @@ def test_nonzero_static_matches_torch():
 def test_scatter_reduce_matches_torch(reduce, dtype):
     index2 = np.array([[0, 1, 0], [2, 0, 0]])
     for include_self in (True, False):
-        # distinct values (ties: torch shares the gradient among them; tested below with equal values)
-        x, src = _rng.permutation(12).reshape(3, 4) * 0.25 + 0.5, _rng.permutation(6).reshape(2, 3) * 0.3 + 0.4
+        # distinct values, also between x and src (ties share the gradient: tested below with equal values)
+        x, src = _rng.permutation(12).reshape(3, 4) * 0.25 + 0.5, _rng.permutation(6).reshape(2, 3) * 0.3 + 0.41
         check(rt, mt, lambda T, a, b: T.scatter_reduce(a, 0, T.tensor(index2), b, reduce, include_self=include_self),
               [x, src], dtype, tol=TOL[dtype])
         check(rt, mt, lambda T, a, b: T.scatter_reduce(a, 1, T.tensor(index2), b, reduce, include_self=include_self),
