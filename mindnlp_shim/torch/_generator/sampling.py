@@ -25,6 +25,21 @@ def to_bfloat16(values):
     return np.where(np.isnan(values), values, rounded.view(f32))
 
 
+# float math over large arrays goes in chunks of this many elements: its float64 working arrays (about 50 bytes per
+# element) stay bounded when a large embedding matrix is initialised
+CHUNK = 1 << 20
+
+
+def _chunked(values, transform):
+    """transform(values[i:i+CHUNK]) for each chunk, written into one array (the transforms are elementwise)."""
+    if values.size <= CHUNK:
+        return transform(values)
+    out = np.empty(values.shape, dtype=values.dtype)
+    for start in range(0, values.size, CHUNK):
+        out[start:start + CHUNK] = transform(values[start:start + CHUNK])
+    return out
+
+
 def round_to(values, kind):
     """float32 values rounded to `kind`'s precision (held as float32 unless float64)."""
     if kind == "float16":
@@ -49,10 +64,10 @@ def uniform(engine, n, kind, low=0.0, high=1.0):
     bounds as floats; a value that rounds to `high` in the target dtype becomes `low` (in that dtype)."""
     if kind == "float64":
         low, high = _F64(low), _F64(high)
-        values = fma64(unit_double(engine, n), high - low, low)
+        values = _chunked(unit_double(engine, n), lambda x: fma64(x, high - low, low))
         return np.where(values == high, low, values)
     low, high = f32(low), f32(high)
-    values = round_to(fma32(unit_float(engine, n), high - low, low), kind)
+    values = _chunked(unit_float(engine, n), lambda x: round_to(fma32(x, high - low, low), kind))
     low, high = (round_to(np.array([v], dtype=f32), kind)[0] for v in (low, high))
     return np.where(values == high, low, values)
 
@@ -78,6 +93,10 @@ def _scalar_normals(engine, n, mean, std):
 
 def _box_muller_16_float(u, mean, std):
     """Blocks of 16 float32 uniforms -> 16 normals: cosines from (1 - u[:8], u[8:]), then sines."""
+    return _chunked(u, lambda chunk: _box_muller_16_float_chunk(chunk, mean, std))
+
+
+def _box_muller_16_float_chunk(u, mean, std):
     blocks = u.reshape(-1, 16)
     radius = np.sqrt(f32(-2.0) * log_f32(f32(1.0) - blocks[:, :8]))
     sin, cos = sincos_f32(f32(_TWO_PI) * blocks[:, 8:])
@@ -86,6 +105,10 @@ def _box_muller_16_float(u, mean, std):
 
 
 def _box_muller_16_double(u, mean, std):
+    return _chunked(u, lambda chunk: _box_muller_16_double_chunk(chunk, mean, std))
+
+
+def _box_muller_16_double_chunk(u, mean, std):
     blocks = u.reshape(-1, 16)
     radius = np.sqrt(-2.0 * libm_log(1.0 - blocks[:, :8]))
     theta = _TWO_PI * blocks[:, 8:]

@@ -15,18 +15,25 @@ f32 = np.float32
 _F64 = np.float64
 
 
+_LOW29 = np.uint64((1 << 29) - 1)
+_HALFWAY = np.uint64(1 << 28)
+
+
 def fma32(a, b, c):
     """a * b + c for float32 arrays rounded once (as a fused multiply-add). The product is exact in float64;
-    the sum is rounded to double first, so a double that lands exactly halfway between two float32s is moved one
-    double ulp toward the exact sum before the final rounding (otherwise the rounding would be doubled)."""
-    p = np.multiply(a, b, dtype=_F64)
-    c64 = np.asarray(c, dtype=_F64)
-    s = p + c64
-    back = s - p
-    err = (p - (s - back)) + (c64 - back)  # exact: s + err == p + c
-    halfway = ((s.view(np.uint64) & np.uint64((1 << 29) - 1)) == np.uint64(1 << 28)) & (err != 0)
+    the sum is rounded to double first, so a double that lands exactly halfway between two float32s (rare) is
+    moved one double ulp toward the exact sum before the final rounding (otherwise the rounding would be doubled)."""
+    s = np.multiply(a, b, dtype=_F64)
+    s += c
+    halfway = (s.view(np.uint64) & _LOW29) == _HALFWAY
     if halfway.any():
-        s = np.where(halfway, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        where = np.nonzero(halfway)
+        a_, b_, c_ = (np.broadcast_to(np.asarray(v, dtype=_F64), s.shape)[where] for v in (a, b, c))
+        p = a_ * b_
+        s_ = s[where]
+        back = s_ - p
+        err = (p - (s_ - back)) + (c_ - back)  # exact: s_ + err == p + c
+        s[where] = np.where(err != 0, np.nextafter(s_, np.where(err > 0, np.inf, -np.inf)), s_)
     return s.astype(f32)
 
 
