@@ -199,7 +199,7 @@ def conj_physical(input, *, out=None):
     if out is not None:
         from ._util import write_out
 
-        return write_out(out, conj_physical(input), "conj_physical")
+        return write_out(out, conj_physical(input), "conj_physical", exact=True, differentiable=False)
     return ops.conj(input) if input.dtype in _dtype.COMPLEX else input.clone()
 
 

@@ -89,7 +89,7 @@ def kron(input, other, *, out=None):
 def tensordot(a, b, dims=2, out=None):
     """The contraction of a's dims_a with b's dims_b (dims: a count of trailing/leading dims, or two lists)."""
     if out is not None:
-        return write_out(out, tensordot(a, b, dims), "tensordot")
+        return write_out(out, tensordot(a, b, dims), "tensordot", exact=True, differentiable=False)
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -111,7 +111,7 @@ def tensordot(a, b, dims=2, out=None):
 def vdot(input, other, *, out=None):
     """sum(conj(input) * other) of two 1-d tensors."""
     if out is not None:
-        return write_out(out, vdot(input, other), "vdot")
+        return write_out(out, vdot(input, other), "vdot", exact=True)
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     if input.dtype in _dtype.COMPLEX:
@@ -122,7 +122,7 @@ def vdot(input, other, *, out=None):
 def mv(input, vec, *, out=None):
     """The product of a matrix and a vector."""
     if out is not None:
-        return write_out(out, mv(input, vec), "mv")
+        return write_out(out, mv(input, vec), "mv", exact=True)
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {input.ndim}, {vec.ndim}")
     return products.matmul(input, vec)
@@ -131,7 +131,7 @@ def mv(input, vec, *, out=None):
 def chain_matmul(*matrices, out=None):
     """The product of 2-d matrices in order (deprecated in torch for linalg.multi_dot)."""
     if out is not None:
-        return write_out(out, chain_matmul(*matrices), "chain_matmul")
+        return write_out(out, chain_matmul(*matrices), "chain_matmul", exact=True)
     if len(matrices) == 1:
         return matrices[0]
     from .linalg_matrix_functions import multi_dot
@@ -263,16 +263,12 @@ def atleast_3d(*tensors):
 
 def column_stack(tensors, *, out=None):
     """1-d (and 0-d) tensors as columns, then concatenated along dim 1."""
-    if out is not None:
-        return write_out(out, column_stack(tensors), "column_stack")
     cols = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors]
-    return sh.cat(cols, 1)
+    return sh.cat(cols, 1, out=out)  # (out= as torch.cat's)
 
 
 def dstack(tensors, *, out=None):
-    if out is not None:
-        return write_out(out, dstack(tensors), "dstack")
-    return sh.cat(list(atleast_3d(tuple(tensors))), 2)
+    return sh.cat(list(atleast_3d(tuple(tensors))), 2, out=out)  # (out= as torch.cat's)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
@@ -304,8 +300,12 @@ def frexp(input, *, out=None):
     import collections
 
     if out is not None:
+        from ..autograd.grad_mode import is_grad_enabled
         from ._util import write_outs
 
+        if is_grad_enabled() and input.requires_grad:  # (computed on the host: the check torch makes, here)
+            raise RuntimeError("frexp(): functions with out=... arguments don't support automatic differentiation, "
+                               "but one of the arguments requires grad.")
         return write_outs(out, frexp(input), "frexp")
     if input.dtype not in _dtype.FLOATING:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -370,20 +370,23 @@ def pinverse(input, rcond=1e-15):
 
 
 # ---------------------------------------------------------------- copying forms of view ops
-def _copying(view_fn, name):
-    """torch.<view>_copy: the view op's result as a new tensor (no storage shared with the input)."""
+def _copying(view_fn, name, several=False):
+    """torch.<view>_copy: the view op's result as a new tensor (no storage shared with the input). Those that
+    answer several tensors take no out= here (torch's takes a list of tensors)."""
 
     def fn(input, *args, out=None, **kwargs):
-        if out is not None:
-            return write_out(out, fn(input, *args, **kwargs), name)
-        result = view_fn(input, *args, **kwargs)
-        if isinstance(result, (tuple, list)):
-            return type(result)(r.clone() for r in result)
-        return result.clone()
+        if out is not None:  # (as torch's: out's dtype exactly, inputs that require grad accepted)
+            return write_out(out, fn(input, *args, **kwargs), name, exact=True, differentiable=False)
+        return view_fn(input, *args, **kwargs).clone()
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name}: a copy of what the view op returns."
-    return fn
+    def several_fn(input, *args, **kwargs):
+        return tuple(r.clone() for r in view_fn(input, *args, **kwargs))
+
+    chosen = several_fn if several else fn
+
+    chosen.__name__ = chosen.__qualname__ = name
+    chosen.__doc__ = f"torch.{name}: a copy of what the view op returns."
+    return chosen
 
 
 def _view(input, *shape):
@@ -401,13 +404,13 @@ permute_copy = _copying(lambda input, dims: sh.permute(input, tuple(dims)), "per
 select_copy = _copying(lambda input, dim, index: sh.select(input, dim, index), "select_copy")
 slice_copy = _copying(lambda input, dim=0, start=None, end=None, step=1:
                       input[(slice(None),) * (dim % input.ndim) + (slice(start, end, step),)], "slice_copy")
-split_copy = _copying(lambda tensor, split_size, dim=0: sh.split(tensor, split_size, dim), "split_copy")
+split_copy = _copying(lambda tensor, split_size, dim=0: sh.split(tensor, split_size, dim), "split_copy", True)
 split_with_sizes_copy = _copying(lambda input, split_sizes, dim=0: sh.split_with_sizes(input, split_sizes, dim),
-                                 "split_with_sizes_copy")
+                                 "split_with_sizes_copy", True)
 squeeze_copy = _copying(lambda input, *dim: sh.squeeze(input, *dim), "squeeze_copy")
 t_copy = _copying(lambda input: sh.t(input), "t_copy")
 transpose_copy = _copying(lambda input, dim0, dim1: sh.transpose(input, dim0, dim1), "transpose_copy")
-unbind_copy = _copying(lambda input, dim=0: sh.unbind(input, dim), "unbind_copy")
+unbind_copy = _copying(lambda input, dim=0: sh.unbind(input, dim), "unbind_copy", True)
 unfold_copy = _copying(lambda input, dimension, size, step: input.unfold(dimension, size, step), "unfold_copy")
 unsqueeze_copy = _copying(lambda input, dim: sh.unsqueeze(input, dim), "unsqueeze_copy")
 view_copy = _copying(_view, "view_copy")

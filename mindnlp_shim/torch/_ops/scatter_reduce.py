@@ -88,7 +88,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         from ._util import write_out
 
         return write_out(out, scatter_reduce(input, dim, index, src, reduce, include_self=include_self),
-                         "scatter_reduce")
+                         "scatter_reduce", exact=True)
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     if input.dtype != src.dtype:
