@@ -14,15 +14,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scr
 
 from oracle import require_torch  # noqa: E402
 from shim_runner import script  # noqa: E402
-from zoo_common import CHECKS, applicable_checks, load_results, run_check, run_phases  # noqa: E402
+from zoo_common import applicable_checks, load_results, run_check, run_phases  # noqa: E402
 from zoo_encoders import FAMILIES  # noqa: E402
 
 ZOO_ENCODERS = script("zoo_encoders.py")
 # (family, check) -> the measured reason it fails today; strict: the test fails once it passes.
-_IN_PLACE_INTO_LINEAR = ("the encoder zeroes padded frames in place (hidden_states[~mask] = 0) on the output of a "
-                         "linear layer; on MindSpore that output is a view made inside a custom-gradient function, "
-                         "which MindSpore's tape cannot write into: the shim raises NotImplementedError")
-KNOWN_FAILURES = {("wav2vec2_masked", check): _IN_PLACE_INTO_LINEAR for check in CHECKS if check != "generate"}
+KNOWN_FAILURES = {}
 
 
 def _cases():
