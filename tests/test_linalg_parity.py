@@ -109,6 +109,13 @@ CASES = {
                (lambda T, a, b: T.linalg.vecdot(a, b, dim=0), [randn(3, 4), randn(3, 1)])],
     "multi_dot": [(lambda T, a, b, c: T.linalg.multi_dot([a, b, c]), [randn(3), randn(3, 4), randn(4, 2)]),
                   (lambda T, a, b: T.linalg.multi_dot((a, b)), [randn(2, 3), randn(3)])],
+    "lu_factor": [(lambda T, a: T.linalg.lu_factor(a), [square()]), (lambda T, a: T.linalg.lu_factor(a), [square(2)]),
+                  (lambda T, a: T.linalg.lu_factor(a), [randn(4, 3)], False)],  # (rectangular: values)
+    "lu_factor_ex": [(lambda T, a: T.linalg.lu_factor_ex(a), [square(2)])],
+    "lu": [(lambda T, a: T.linalg.lu(a), [square()]), (lambda T, a: T.linalg.lu(a), [randn(3, 5)], False)],
+    "lu_solve": [(lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b), [square(), randn(3, 2)]),
+                 (lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b, adjoint=True), [square(), randn(3, 2)]),
+                 (lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b, left=False), [square(2), randn(2, 3)])],
     "diagonal": [(lambda T, a: T.linalg.diagonal(a), [randn(2, 3, 4)]),
                  (lambda T, a: T.linalg.diagonal(a, offset=1, dim1=0, dim2=2), [randn(3, 2, 4)])],
 }
@@ -120,10 +127,12 @@ API_CENSUS = {
      "torch.linalg.solve_ex", "torch.linalg.solve_triangular", "torch.linalg.pinv", "torch.linalg.lstsq",
      "torch.linalg.tensorinv", "torch.linalg.tensorsolve", "torch.linalg.qr", "torch.linalg.eigh",
      "torch.linalg.eigvalsh", "torch.linalg.eig", "torch.linalg.eigvals", "torch.linalg.matrix_exp",
-     "torch.linalg.vander", "torch.linalg.vecdot", "torch.linalg.multi_dot", "torch.linalg.diagonal"):
+     "torch.linalg.vander", "torch.linalg.vecdot", "torch.linalg.multi_dot", "torch.linalg.diagonal",
+     "torch.linalg.lu_factor", "torch.linalg.lu_factor_ex", "torch.linalg.lu", "torch.linalg.lu_solve"):
         "test_linalg_matches_torch",
     "torch.linalg.svd": "test_svd_matches_torch",
     "torch.linalg.LinAlgError": "test_singular_matrices_raise_linalg_error",
+    ("torch.lu", "torch.lu_solve", "torch.lu_unpack"): "test_older_lu_spellings_match_torch",
 }
 NOT_DIFFERENTIABLE = {"matrix_rank"}
 
@@ -169,6 +178,14 @@ def test_singular_matrices_raise_linalg_error():
     assert m.numpy().tolist() == r.numpy().tolist()
     np.testing.assert_allclose(mt.linalg.solve_ex(mt.tensor(batch), mt.ones(3, 2, 1, dtype=mt.float64)).result[1]
                                .numpy(), np.ones((2, 1)))
+
+
+def test_older_lu_spellings_match_torch():
+    a, b = square(2), randn(2, 3, 2)
+    for dtype in DTYPES:
+        check(rt, mt, lambda T, x: T.lu(x, get_infos=True), [a], dtype, tol=TOL[dtype])
+        check(rt, mt, lambda T, x, y: T.lu_solve(y, *T.lu(x)), [a, b], dtype, tol=TOL[dtype])
+        check(rt, mt, lambda T, x: T.lu_unpack(*T.linalg.lu_factor(x)), [a], dtype, tol=TOL[dtype])
 
 
 def test_wide_qr_gradient_raises_not_implemented():

@@ -97,9 +97,12 @@ def install(namespace):
             namespace.setdefault(name, getattr(module, name))
     namespace.setdefault("is_vulkan_available", lambda: False)  # (no Vulkan backend under MindSpore)
     namespace.setdefault("get_device_module", _get_device_module)
-    from ._ops import scatter_reduce
+    from ._ops import linalg_lu, scatter_reduce
 
     namespace.setdefault("scatter_reduce", scatter_reduce.scatter_reduce)
+    namespace.setdefault("lu_unpack", linalg_lu.lu_unpack)
+    namespace.setdefault("lu", linalg_lu.torch_lu)
+    namespace.setdefault("lu_solve", linalg_lu.torch_lu_solve)
 
 
 # the aliases of names in submodules resolve on first use (importing nn.functional with torch costs 0.4 s)

@@ -11,6 +11,7 @@ from ._ops.shape import cat as _cat
 from ._ops.linalg_solve import (LinAlgError, solve, solve_ex, inv, inv_ex, solve_triangular, pinv,  # noqa: F401
                                 lstsq, tensorinv, tensorsolve)
 from ._ops.linalg_decompositions import cholesky, cholesky_ex, qr, eigh, eigvalsh, eig, eigvals  # noqa: F401
+from ._ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve  # noqa: F401
 from ._ops.linalg_matrix_functions import (matrix_norm, norm, cond, matrix_rank, matrix_exp, vander,  # noqa: F401
                                            vecdot, multi_dot, diagonal)
 

@@ -1620,7 +1620,8 @@ def _toplevel_forms():
     from mindnlp_shim.torch._ops import composites
 
     names = set(forms.INPLACE_METHODS + forms.TENSOR_METHODS + forms.SETTINGS + forms.ATEN_FORMS) | {"range"}
-    names |= set(forms.ALIASES) | {"get_device_module", "is_vulkan_available", "scatter_reduce"}
+    names |= set(forms.ALIASES) | {"get_device_module", "is_vulkan_available", "scatter_reduce",
+                                   "lu_unpack", "lu", "lu_solve"}
     from mindnlp_shim.torch import _control_flow, _symbolic_numbers
 
     names |= set(_control_flow.__all__) | set(_symbolic_numbers.__all__)
