@@ -13,6 +13,40 @@ if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.distributions.Normal', 'torch.distributions.Uniform', 'torch.distributions.Exponential',
+      'torch.distributions.Laplace', 'torch.distributions.Cauchy', 'torch.distributions.Gumbel',
+      'torch.distributions.LogNormal', 'torch.distributions.HalfNormal', 'torch.distributions.Gamma',
+      'torch.distributions.Chi2', 'torch.distributions.Beta', 'torch.distributions.Dirichlet',
+      'torch.distributions.StudentT', 'torch.distributions.Poisson', 'torch.distributions.Bernoulli',
+      'torch.distributions.Geometric', 'torch.distributions.Binomial', 'torch.distributions.Multinomial',
+      'torch.distributions.Independent', 'torch.distributions.TransformedDistribution',
+      'torch.distributions.HalfCauchy', 'torch.distributions.Pareto', 'torch.distributions.Weibull',
+      'torch.distributions.InverseGamma', 'torch.distributions.NegativeBinomial',
+      'torch.distributions.AffineTransform', 'torch.distributions.SigmoidTransform',
+      'torch.distributions.TanhTransform', 'torch.distributions.ExpTransform',
+    ): ['test_quantity_and_gradients_match_torch'],
+    (
+      'torch.distributions.Categorical', 'torch.distributions.OneHotCategorical',
+    ): ['test_categorical_quantity_and_gradients_match_torch'],
+    (
+      'torch.distributions.kl_divergence', 'torch.distributions.register_kl',
+    ): ['test_kl_divergence_matches_torch', 'test_kl_dispatch_uses_registrations_and_subclasses'],
+    (
+      'torch.distributions.PowerTransform', 'torch.distributions.SoftplusTransform',
+      'torch.distributions.ComposeTransform',
+    ): ['test_transforms_forward_inverse_and_jacobian_match_torch'],
+    (
+      'torch.distributions.SoftmaxTransform',
+    ): ['test_softmax_transform_matches_torch'],
+    (
+      'torch.distributions.RelaxedBernoulli', 'torch.distributions.RelaxedOneHotCategorical',
+    ): ['test_relaxed_distributions_log_prob_and_gradients_match_torch'],
+}
+
+
 TOL = {"float64": (1e-8, 1e-9), "float32": (2e-5, 2e-6)}
 _rng = np.random.default_rng(11)
 

@@ -13,6 +13,14 @@ if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.nn.MultiheadAttention',
+    ): ['test_multihead_attention_matches_torch'],
+}
+
+
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-10, 1e-12)}
 _rng = np.random.default_rng(12)
 L, S, N, E = 4, 5, 2, 8

@@ -12,6 +12,17 @@ if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.nn.RNN', 'torch.nn.LSTM', 'torch.nn.GRU',
+    ): ['test_layer_matches_torch', 'test_packed_sequence_matches_torch'],
+    (
+      'torch.nn.RNNCell', 'torch.nn.LSTMCell', 'torch.nn.GRUCell',
+    ): ['test_cell_matches_torch'],
+}
+
+
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-10, 1e-12)}
 
 LAYERS = {

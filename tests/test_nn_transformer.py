@@ -12,6 +12,15 @@ if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.nn.Transformer', 'torch.nn.TransformerEncoder', 'torch.nn.TransformerEncoderLayer',
+      'torch.nn.TransformerDecoderLayer',
+    ): ['test_matches_torch_in_training'],
+}
+
+
 E, H, FF = 8, 2, 16
 
 

@@ -15,6 +15,15 @@ from mindnlp_shim.torch.optim import _storage  # noqa: E402
 
 from oracle import require_torch, run_torch_json  # noqa: E402
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.optim.Adamax', 'torch.optim.NAdam', 'torch.optim.RAdam', 'torch.optim.Adadelta', 'torch.optim.ASGD',
+      'torch.optim.Rprop',
+    ): ['test_trajectory_matches_torch', 'test_device_kernel_path_matches_torch'],
+}
+
+
 SHAPES = [(4, 3), (5,)]
 STEPS = 6
 

@@ -12,6 +12,17 @@ if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.optim.SparseAdam',
+    ): ['test_sparse_adam_refuses_dense_gradients_like_torch'],
+    (
+      'torch.optim.LBFGS',
+    ): ['test_lbfgs_trajectory_matches_torch'],
+}
+
+
 _rng = np.random.default_rng(9)
 STATES = [{"w": _rng.standard_normal((3, 4)), "b": _rng.standard_normal(3), "rm": _rng.standard_normal(3)}
           for _ in range(4)]

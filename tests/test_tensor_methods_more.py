@@ -13,6 +13,47 @@ if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    (
+      'torch.Tensor.absolute_', 'torch.Tensor.sgn_', 'torch.Tensor.fix_', 'torch.Tensor.acos_',
+      'torch.Tensor.arccos_', 'torch.Tensor.asin_', 'torch.Tensor.arcsin_', 'torch.Tensor.atan_',
+      'torch.Tensor.arctan_', 'torch.Tensor.arctan2_', 'torch.Tensor.acosh_', 'torch.Tensor.arccosh_',
+      'torch.Tensor.asinh_', 'torch.Tensor.arcsinh_', 'torch.Tensor.atanh_', 'torch.Tensor.arctanh_',
+      'torch.Tensor.sinh_', 'torch.Tensor.cosh_', 'torch.Tensor.erfc_', 'torch.Tensor.sinc_',
+      'torch.Tensor.deg2rad_', 'torch.Tensor.rad2deg_', 'torch.Tensor.digamma_', 'torch.Tensor.lgamma_',
+      'torch.Tensor.i0_', 'torch.Tensor.mvlgamma_', 'torch.Tensor.logit_', 'torch.Tensor.xlogy_',
+      'torch.Tensor.copysign_', 'torch.Tensor.heaviside_', 'torch.Tensor.nextafter_', 'torch.Tensor.igamma_',
+      'torch.Tensor.igammac_', 'torch.Tensor.greater_', 'torch.Tensor.greater_equal_', 'torch.Tensor.less_',
+      'torch.Tensor.less_equal_', 'torch.Tensor.not_equal_', 'torch.Tensor.cumprod_', 'torch.Tensor.renorm_',
+      'torch.Tensor.float_power_', 'torch.Tensor.gcd_', 'torch.Tensor.lcm_', 'torch.Tensor.bitwise_not_',
+      'torch.Tensor.bitwise_xor_', 'torch.Tensor.bitwise_left_shift_', 'torch.Tensor.bitwise_right_shift_',
+      'torch.Tensor.logical_xor_', 'torch.Tensor.ldexp_', 'torch.Tensor.addmv_', 'torch.Tensor.addr_',
+      'torch.Tensor.addbmm_',
+    ): ['test_inplace_alias_matches_torch'],
+    (
+      'torch.Tensor.unsqueeze_', 'torch.Tensor.squeeze_', 'torch.Tensor.transpose_', 'torch.Tensor.t_',
+      'torch.Tensor.swapaxes_', 'torch.Tensor.swapdims_',
+    ): ['test_shape_inplace_keeps_identity_and_storage'],
+    (
+      'torch.Tensor.is_xpu', 'torch.Tensor.is_mps', 'torch.Tensor.is_ipu', 'torch.Tensor.is_mtia',
+      'torch.Tensor.is_maia', 'torch.Tensor.is_vulkan', 'torch.Tensor.is_xla', 'torch.Tensor.is_sparse_csr',
+      'torch.Tensor.is_conj', 'torch.Tensor.is_neg', 'torch.Tensor.is_distributed', 'torch.Tensor.dense_dim',
+      'torch.Tensor.sparse_dim', 'torch.Tensor.is_same_size', 'torch.Tensor.is_set_to',
+      'torch.Tensor.const_data_ptr', 'torch.Tensor.retains_grad', 'torch.Tensor.is_nonzero',
+      'torch.Tensor.resolve_conj', 'torch.Tensor.resolve_neg',
+    ): ['test_query_matches_torch'],
+    (
+      'torch.Tensor.narrow_copy', 'torch.Tensor.unsafe_chunk', 'torch.Tensor.unsafe_split',
+      'torch.Tensor.unsafe_split_with_sizes', 'torch.Tensor.diag_embed', 'torch.Tensor.index_copy',
+      'torch.Tensor.put', 'torch.Tensor.prelu', 'torch.Tensor.cdouble', 'torch.Tensor.cfloat', 'torch.Tensor.new',
+    ): ['test_value_method_matches_torch'],
+    (
+      'torch.Tensor.fix',
+    ): ['test_fix_is_trunc'],
+}
+
+
 _rng = np.random.default_rng(3)
 UNIT = _rng.uniform(-0.9, 0.9, (3, 4))
 POS = _rng.uniform(1.2, 3.0, (3, 4))

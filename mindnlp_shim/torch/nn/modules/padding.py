@@ -2,8 +2,30 @@
 
 `padding` is an int (the same on every side) or torch's tuple (left, right[, top, bottom[, front, back]]),
 last dimension first."""
+import numpy as np
+
+from .... import torch
 from .. import functional as F
 from .module import Module
+
+
+def _source_positions(mode, size, left, right):
+    """For each position of a dimension padded by (left, right), the input position it copies."""
+    if mode == "reflect" and (left >= size or right >= size):
+        raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, but "
+                           f"got: padding ({left}, {right}) at dimension of size {size}")
+    if mode == "circular" and (left > size or right > size):
+        raise ValueError("Padding value causes wrapping around more than once.")
+    positions = np.arange(-left, size + right)
+    if mode == "reflect":
+        period = 2 * (size - 1) if size > 1 else 1
+        positions = np.abs(positions) % period
+        positions = np.where(positions >= size, period - positions, positions)
+    elif mode == "replicate":
+        positions = np.clip(positions, 0, size - 1)
+    else:  # circular
+        positions = positions % size
+    return positions.astype(np.int64)
 
 
 class _PadNd(Module):
@@ -18,10 +40,17 @@ class _PadNd(Module):
     def forward(self, input):
         if self._mode == "constant":
             return F.pad(input, self.padding, "constant", self.value)
-        # the non-constant kernels take a batch dimension: an unbatched input gets one for the call
-        unbatched = input.dim() == self._dims + 1
-        out = F.pad(input.unsqueeze(0) if unbatched else input, self.padding, self._mode)
-        return out.squeeze(0) if unbatched else out
+        if input.dim() not in (self._dims + 1, self._dims + 2):
+            raise ValueError(f"expected {self._dims + 1}D or {self._dims + 2}D input (got {input.dim()}D input)")
+        # one index_select per padded dimension: the same for 1-3 dimensions, and its gradient adds up the
+        # copies of each border element
+        out = input
+        for i in range(self._dims):
+            dim = input.dim() - 1 - i
+            left, right = self.padding[2 * i], self.padding[2 * i + 1]
+            index = _source_positions(self._mode, input.shape[dim], left, right)
+            out = out.index_select(dim, torch.tensor(index))
+        return out
 
     def extra_repr(self):
         return f"padding={self.padding}, value={self.value}" if self._mode == "constant" else f"{self.padding}"
