@@ -94,13 +94,14 @@ def test_rng_state_file_loads_in_real_torch(runs):
             state = torch.load({rng_file!r}, weights_only=True)
         random.setstate(state["python"])
         np.random.set_state(state["numpy"])
+        torch.set_rng_state(state["cpu"])  # torch's own generator state: real torch adopts it
         print(json.dumps({{"keys": sorted(state), "cpu_dtype": str(state["cpu"].dtype),
                           "cpu_numel": state["cpu"].numel(), "python": random.random(),
                           "numpy": float(np.random.random())}}))
     """)
     assert found["keys"] == ["cpu", "numpy", "python"]
-    assert found["cpu_dtype"] == "torch.uint8" and found["cpu_numel"] > 0
-    # "cpu" is the shim generator's state (a uint8 tensor like torch's, but not a Mersenne Twister state real
-    # torch could adopt); real torch restores the Python and NumPy generators the resumed run drew from at step 8
+    assert found["cpu_dtype"] == "torch.uint8" and found["cpu_numel"] == 5056
+    # "cpu" is torch's CPU generator state (docs/random.md); real torch also restores the Python and NumPy
+    # generators the resumed run drew from at step 8
     draw = result(runs, "baseline")["rng_draws"][7]
     assert draw[0] == 8 and found["python"] == draw[1] and found["numpy"] == draw[2]
