@@ -37,7 +37,7 @@ NAMESPACES = ("torch", "torch.nn", "torch.nn.functional", "torch.Tensor", "torch
               "torch.fft", "torch.special", "torch.distributions", "torch.autograd")
 
 # Names that are public by spelling but not part of torch's API: what a namespace imported from the standard
-# library's typing helpers, and the dicts of docstring fragments some torch modules keep at module level.
+# library's typing module, and the dicts of docstring fragments some torch modules keep at module level.
 FOREIGN_MODULES = ("typing", "typing_extensions", "collections.abc", "builtins")
 DOC_TEMPLATES = ("common_args", "common_notes", "factory_common_args", "multi_dim_common", "reproducibility_notes",
                  "sparse_support_notes", "tf32_notes")

@@ -1,6 +1,6 @@
 """torch.fft against real torch: every transform on real and complex inputs (float32/complex64 and
 float64/complex128), with signal sizes that trim and pad, each dim choice and each norm; values and the
-gradients of sum(real(out) * w + imag(out) * v) with respect to real and complex inputs; the frequency helpers
+gradients of sum(real(out) * w + imag(out) * v) with respect to real and complex inputs; the frequency functions
 and the shifts."""
 import numpy as np
 import pytest
