@@ -18,6 +18,7 @@ API_CENSUS = {
     (
       'torch.nn.MultiheadAttention',
     ): ['test_multihead_attention_matches_torch'],
+    ('torch.nn.functional.multi_head_attention_forward',): ['test_functional_form_matches_torch'],
 }
 
 
@@ -117,6 +118,31 @@ def test_multihead_attention_matches_torch(name, dtype):
         np.testing.assert_allclose(ours[1], theirs[1], rtol=rtol, atol=atol)
     for a, b in zip(ours[2], theirs[2]):
         np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def test_functional_form_matches_torch():
+    """F.multi_head_attention_forward called directly with separate projection weights and static keys."""
+    rng = np.random.default_rng(21)
+    arrays = {k: rng.standard_normal(shape) * 0.4 for k, shape in dict(
+        q=(L, N, E), k=(S, N, E), v=(S, N, E), w_in=(3 * E, E), b_in=(3 * E,), w_out=(E, E), b_out=(E,),
+        wq=(E, E), wk=(E, E), wv=(E, E), static_k=(N * 2, S, E // 2), static_v=(N * 2, S, E // 2)).items()}
+
+    def run(T, separate):
+        t = {k: T.tensor(v, requires_grad=True) for k, v in arrays.items()}
+        extra = dict(use_separate_proj_weight=True, q_proj_weight=t["wq"], k_proj_weight=t["wk"],
+                     v_proj_weight=t["wv"]) if separate else dict(static_k=t["static_k"], static_v=t["static_v"])
+        out, weights = T.nn.functional.multi_head_attention_forward(
+            t["q"], t["k"], t["v"], E, 2, t["w_in"], t["b_in"], None, None, False, 0.0, t["w_out"], t["b_out"],
+            training=True, **extra)
+        (out.sum() + (weights * weights).sum()).backward()
+        return [out.detach().numpy(), weights.detach().numpy()] + [
+            t[k].grad.numpy() for k in sorted(t) if t[k].grad is not None]
+
+    for separate in (True, False):
+        ours, theirs = run(mt, separate), run(rt, separate)
+        assert len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
 def test_state_dict_layout_matches_torch():

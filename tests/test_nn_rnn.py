@@ -20,6 +20,7 @@ API_CENSUS = {
     (
       'torch.nn.RNNCell', 'torch.nn.LSTMCell', 'torch.nn.GRUCell',
     ): ['test_cell_matches_torch'],
+    ('torch.nn.RNNBase', 'torch.nn.RNNCellBase'): ['test_base_classes_match_torch'],
 }
 
 
@@ -151,6 +152,17 @@ def test_cell_matches_torch(name, dtype):
     else:
         _compare(pair, [x, h], dtype)
     _compare(pair, [_rng.standard_normal(3)], dtype)  # unbatched, zero initial state
+
+
+def test_base_classes_match_torch():
+    for kind in ("RNN", "LSTM", "GRU"):
+        assert issubclass(getattr(mt.nn, kind), mt.nn.RNNBase) == issubclass(getattr(rt.nn, kind), rt.nn.RNNBase)
+    for kind in ("RNNCell", "LSTMCell", "GRUCell"):
+        assert issubclass(getattr(mt.nn, kind), mt.nn.RNNCellBase)
+        assert issubclass(getattr(rt.nn, kind), rt.nn.RNNCellBase)
+    ours = mt.nn.RNNBase("LSTM", 3, 4, num_layers=2)
+    theirs = rt.nn.RNNBase("LSTM", 3, 4, num_layers=2)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
 
 
 def test_state_dict_and_repr_match_torch():

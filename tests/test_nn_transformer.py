@@ -15,7 +15,7 @@ if rt is None:
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     (
-      'torch.nn.Transformer', 'torch.nn.TransformerEncoder', 'torch.nn.TransformerEncoderLayer',
+      'torch.nn.Transformer', 'torch.nn.TransformerEncoder', 'torch.nn.TransformerDecoder', 'torch.nn.TransformerEncoderLayer',
       'torch.nn.TransformerDecoderLayer',
     ): ['test_matches_torch_in_training'],
 }
@@ -65,6 +65,9 @@ CASES = {
     "encoder_stack": (lambda T: T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(E, H, FF, dropout=0.0, dtype=T.float64), 2,
                                                         norm=T.nn.LayerNorm(E, dtype=T.float64)),
                       lambda T, m, x: m(x, src_key_padding_mask=_padding(T))),
+    "decoder_stack": (lambda T: T.nn.TransformerDecoder(T.nn.TransformerDecoderLayer(E, H, FF, dropout=0.0,
+                                                                                  dtype=T.float64), 2),
+                      lambda T, m, x: m(x[:4], x, tgt_key_padding_mask=_padding(T, length=4))),
     "transformer": (lambda T: T.nn.Transformer(E, H, 2, 2, FF, dropout=0.0, dtype=T.float64),
                     lambda T, m, x: m(x, x[:4], tgt_mask=T.nn.Transformer.generate_square_subsequent_mask(
                         4, dtype=T.float64))),
