@@ -213,6 +213,7 @@ API_CENSUS = {
      "torch.sym_sqrt", "torch.sym_sum"): "test_sym_functions_match_torch",
     ("torch.cond", "torch.while_loop"): "test_control_flow_matches_torch",
     "torch.scatter_reduce": "test_scatter_reduce_matches_torch",
+    "torch.histogram": "test_histogram_matches_torch",
     ("torch.get_device_module", "torch.is_vulkan_available", "torch.GradScaler"): "test_module_queries_match_torch",
     "torch.layout": "test_layout_is_the_type_of_the_layouts",
     ("torch.get_device", "torch.is_distributed"): "test_device_queries_match_torch",
@@ -374,6 +375,18 @@ def test_scatter_reduce_matches_torch(reduce, dtype):
     r = rt.scatter_reduce(rt.tensor(ints[0]), 0, rt.tensor([0, 1, 1, 2]), rt.tensor(ints[1]), reduce)
     m = mt.scatter_reduce(mt.tensor(ints[0]), 0, mt.tensor([0, 1, 1, 2]), mt.tensor(ints[1]), reduce)
     compare(m, r, TOL["float32"])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_histogram_matches_torch(dtype):
+    x = np.array([0.05, 0.3, 0.31, 0.77, 1.4, 1.9, 2.2, 0.9]).astype(dtype)  # (no value on a bin edge)
+    w = np.array([1.0, 2.0, 0.5, 1.0, 3.0, 1.0, 1.0, 2.0]).astype(dtype)
+    for bins, kwargs in [(4, {}), (3, {"range": (0.0, 3.0)}), (5, {"density": True}), (2, {"weight": w})]:
+        rk = {k: (rt.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        mk = {k: (mt.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        compare(mt.histogram(mt.tensor(x), bins, **mk), rt.histogram(rt.tensor(x), bins, **rk), TOL[dtype])
+    edges = np.array([0.0, 0.5, 1.0, 2.5]).astype(dtype)
+    compare(mt.histogram(mt.tensor(x), mt.tensor(edges)), rt.histogram(rt.tensor(x), rt.tensor(edges)), TOL[dtype])
 
 
 def test_sym_functions_match_torch():

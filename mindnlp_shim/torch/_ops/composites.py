@@ -416,3 +416,35 @@ unsqueeze_copy = _copying(lambda input, dim: sh.unsqueeze(input, dim), "unsqueez
 view_copy = _copying(_view, "view_copy")
 view_as_real_copy = _copying(lambda input: view_as_real(input), "view_as_real_copy")
 
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    """(hist, bin_edges): counts (or summed weights) of input's values in equal-width bins over `range` (by
+    default the values' span), or in the given edges; torch defines no gradient for it."""
+    import collections
+
+    result_type = collections.namedtuple("histogram", ["hist", "bin_edges"])
+    if out is not None:
+        from ._util import write_outs
+
+        return write_outs(out, histogram(input, bins, range=range, weight=weight, density=density), "histogram")
+    if input.dtype not in _dtype.FLOATING:
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {input.dtype} and bins {input.dtype}")
+    np_dtype = mindspore.dtype_to_nptype(input.dtype)
+    x = input.asnumpy().astype(np.float64).reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins.asnumpy().astype(np_dtype)
+    else:
+        lo, hi = (float(range[0]), float(range[1])) if range is not None else \
+            ((float(x.min()), float(x.max())) if x.size else (0.0, 0.0))
+        if lo == hi:  # (an empty span widens by one unit, as torch's)
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, int(bins) + 1).astype(np_dtype)
+    w = weight.asnumpy().astype(np.float64).reshape(-1) if weight is not None else None
+    hist, _ = np.histogram(x, edges.astype(np.float64), weights=w)
+    if density:
+        total = hist.sum()
+        hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist * 0.0
+    return result_type(Tensor(np.require(hist.astype(np_dtype), requirements="C")),
+                       Tensor(np.require(edges, requirements="C")))
