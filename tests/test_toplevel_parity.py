@@ -84,6 +84,8 @@ CASES = {
     "pixel_unshuffle": [(lambda T, x: T.pixel_unshuffle(x, 2), [randn(1, 2, 4, 6)])],
     "prelu": [(lambda T, x, w: T.prelu(x, w), [randn(2, 3, 4), unit(3)])],
     "pdist": [(lambda T, x: T.pdist(x), [randn(4, 3)])],
+    "cosine_similarity": [(lambda T, a, b: T.cosine_similarity(a, b), [randn(3, 4), randn(3, 4)]),
+                          (lambda T, a, b: T.cosine_similarity(a, b, 0, 1e-6), [randn(3, 4), randn(3, 1)])],
     "pairwise_distance": [(lambda T, a, b: T.pairwise_distance(a, b), [randn(4, 3), randn(4, 3)])],
     "alias_copy": [(lambda T, a: T.alias_copy(a), [randn(2, 3)])],
     "detach_copy": [(lambda T, a: T.detach_copy(a), [randn(2, 3)], False)],
@@ -155,7 +157,7 @@ CASES = {
                         # (MindSpore's complex Mul has no gradient; its FFTs do)
                         (lambda T, a: T.fft.fft(T.view_as_complex(a)), [randn(2, 4, 2)])],
 }
-WINDOWS = ("bartlett_window", "blackman_window", "hamming_window", "kaiser_window")
+WINDOWS = ("bartlett_window", "blackman_window", "hamming_window", "kaiser_window", "hann_window")
 INPLACE = {  # name -> extra arguments (the receiver: values in (0.2, 0.9))
     **{n: () for n in ("abs_", "acos_", "arccos_", "arcsin_", "arctan_", "asin_", "atan_", "asinh_", "arcsinh_",
                        "atanh_", "arctanh_", "ceil_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_",
@@ -176,7 +178,7 @@ API_CENSUS = {
      "torch.multiply", "torch.subtract", "torch.true_divide", "torch.row_stack", "torch.unsafe_chunk",
      "torch.unsafe_split", "torch.unsafe_split_with_sizes", "torch.matrix_exp", "torch.polygamma", "torch.conv1d",
      "torch.conv2d", "torch.conv_transpose1d", "torch.conv_transpose2d", "torch.avg_pool1d", "torch.pixel_shuffle",
-     "torch.pixel_unshuffle", "torch.prelu", "torch.pdist", "torch.pairwise_distance", "torch.alias_copy",
+     "torch.pixel_unshuffle", "torch.prelu", "torch.pdist", "torch.pairwise_distance", "torch.cosine_similarity", "torch.alias_copy",
      "torch.detach_copy", "torch.diagonal_copy", "torch.expand_copy", "torch.permute_copy", "torch.select_copy",
      "torch.slice_copy", "torch.split_copy", "torch.split_with_sizes_copy", "torch.squeeze_copy", "torch.t_copy",
      "torch.transpose_copy", "torch.unbind_copy", "torch.unfold_copy", "torch.unsqueeze_copy", "torch.view_copy",
@@ -189,7 +191,8 @@ API_CENSUS = {
      "torch.native_channel_shuffle", "torch.norm_except_dim", "torch.frobenius_norm", "torch.nuclear_norm",
      "torch.fill", "torch.conj_physical", "torch.view_as_complex"):
         "test_function_matches_torch",
-    ("torch.bartlett_window", "torch.blackman_window", "torch.hamming_window", "torch.kaiser_window"):
+    ("torch.bartlett_window", "torch.blackman_window", "torch.hamming_window", "torch.kaiser_window",
+     "torch.hann_window"):
         "test_windows_match_torch",
     ("torch.abs_", "torch.acos_", "torch.arccos_", "torch.arcsin_", "torch.arctan_", "torch.asin_", "torch.atan_",
      "torch.asinh_", "torch.arcsinh_", "torch.atanh_", "torch.arctanh_", "torch.ceil_", "torch.cos_",
@@ -214,6 +217,8 @@ API_CENSUS = {
     ("torch.cond", "torch.while_loop"): "test_control_flow_matches_torch",
     "torch.scatter_reduce": "test_scatter_reduce_matches_torch",
     "torch.histogram": "test_histogram_matches_torch",
+    ("torch.addmv_", "torch.index_put_"): "test_inplace_forms_with_operands_match_torch",
+    ("torch.is_storage", "torch.is_warn_always_enabled"): "test_storage_and_warning_queries_match_torch",
     ("torch.get_device_module", "torch.is_vulkan_available", "torch.GradScaler"): "test_module_queries_match_torch",
     "torch.layout": "test_layout_is_the_type_of_the_layouts",
     ("torch.get_device", "torch.is_distributed"): "test_device_queries_match_torch",
@@ -387,6 +392,26 @@ def test_histogram_matches_torch(dtype):
         compare(mt.histogram(mt.tensor(x), bins, **mk), rt.histogram(rt.tensor(x), bins, **rk), TOL[dtype])
     edges = np.array([0.0, 0.5, 1.0, 2.5]).astype(dtype)
     compare(mt.histogram(mt.tensor(x), mt.tensor(edges)), rt.histogram(rt.tensor(x), rt.tensor(edges)), TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_inplace_forms_with_operands_match_torch(dtype):
+    v, m, x = randn(3).astype(dtype), randn(3, 4).astype(dtype), randn(4).astype(dtype)
+    outs = []
+    for T in (rt, mt):
+        receiver = T.tensor(v)
+        assert T.addmv_(receiver, T.tensor(m), T.tensor(x), beta=0.5, alpha=2.0) is receiver
+        target = T.tensor(m.copy())
+        assert T.index_put_(target, (T.tensor([0, 2]),), T.tensor(x), accumulate=True) is target
+        outs.append((receiver, target))
+    compare(outs[1][0], outs[0][0], TOL[dtype])
+    compare(outs[1][1], outs[0][1], TOL[dtype])
+
+
+def test_storage_and_warning_queries_match_torch():
+    for T in (rt, mt):
+        assert T.is_storage(T.ones(2)) is False and T.is_storage(T.ones(2).untyped_storage()) is True
+        assert T.is_warn_always_enabled() is False
 
 
 def test_sym_functions_match_torch():
