@@ -2,6 +2,7 @@
 block_diag, cartesian_prod, combinations, cdist, dist, kron, tensordot, vdot, mv, chain_matmul, trapezoid and
 cumulative_trapezoid, corrcoef, complex and polar, atleast_2d/3d, column_stack, dstack, the window functions,
 tril_indices/triu_indices, unravel_index, frexp, vander and pinverse."""
+import builtins
 import itertools
 
 import mindspore
@@ -448,3 +449,40 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
         hist = hist / (total * np.diff(edges.astype(np.float64))) if total else hist * 0.0
     return result_type(Tensor(np.require(hist.astype(np_dtype), requirements="C")),
                        Tensor(np.require(edges, requirements="C")))
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivative estimate along each dim (all by default): central differences inside, one-sided
+    differences of first or second order at the edges, for uniform sample spacings (one number, or one per
+    dim). Coordinate tensors as spacing are not supported."""
+    dims = list(builtins.range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [d % input.ndim for d in dims]
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) == 1 and len(dims) > 1:
+        steps = steps * len(dims)
+    if any(isinstance(h, Tensor) for h in steps):
+        raise NotImplementedError("torch.gradient with coordinate tensors as spacing is not supported by "
+                                  "mindnlp-shim (give the spacing as numbers)")
+    if edge_order not in (1, 2):
+        raise ValueError(f"torch.gradient only supports edge_order=1 and edge_order=2, but got {edge_order}")
+    if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
+        input = input.astype(_dtype.get_default_dtype())
+    results = []
+    for d, h in zip(dims, steps):
+        n = input.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1")
+
+        def part(start, length, d=d):
+            return sh.narrow(input, d, start, length)
+
+        inner = pw.div(pw.sub(part(2, n - 2), part(0, n - 2)), 2.0 * h)
+        if edge_order == 1:
+            first = pw.div(pw.sub(part(1, 1), part(0, 1)), h)
+            last = pw.div(pw.sub(part(n - 1, 1), part(n - 2, 1)), h)
+        else:
+            first = pw.div(pw.sub(pw.sub(pw.mul(part(1, 1), 4.0), pw.mul(part(0, 1), 3.0)), part(2, 1)), 2.0 * h)
+            last = pw.div(pw.sub(pw.add(pw.mul(part(n - 1, 1), 3.0), part(n - 3, 1)), pw.mul(part(n - 2, 1), 4.0)),
+                          2.0 * h)
+        results.append(sh.cat((first, inner, last), d))
+    return tuple(results)
