@@ -116,6 +116,9 @@ CASES = {
     "lu_solve": [(lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b), [square(), randn(3, 2)]),
                  (lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b, adjoint=True), [square(), randn(3, 2)]),
                  (lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b, left=False), [square(2), randn(2, 3)])],
+    "householder_product": [(lambda T, a, t: T.linalg.householder_product(a, t), [randn(4, 3), randn(3)]),
+                            (lambda T, a, t: T.linalg.householder_product(a, t), [randn(2, 3, 3), randn(2, 2)]),
+                            (lambda T, a, t: T.orgqr(a, t), [randn(4, 2), randn(2)])],
     "diagonal": [(lambda T, a: T.linalg.diagonal(a), [randn(2, 3, 4)]),
                  (lambda T, a: T.linalg.diagonal(a, offset=1, dim1=0, dim2=2), [randn(3, 2, 4)])],
 }
@@ -128,7 +131,8 @@ API_CENSUS = {
      "torch.linalg.tensorinv", "torch.linalg.tensorsolve", "torch.linalg.qr", "torch.linalg.eigh",
      "torch.linalg.eigvalsh", "torch.linalg.eig", "torch.linalg.eigvals", "torch.linalg.matrix_exp",
      "torch.linalg.vander", "torch.linalg.vecdot", "torch.linalg.multi_dot", "torch.linalg.diagonal",
-     "torch.linalg.lu_factor", "torch.linalg.lu_factor_ex", "torch.linalg.lu", "torch.linalg.lu_solve"):
+     "torch.linalg.lu_factor", "torch.linalg.lu_factor_ex", "torch.linalg.lu", "torch.linalg.lu_solve",
+     "torch.linalg.householder_product", "torch.orgqr"):
         "test_linalg_matches_torch",
     "torch.linalg.svd": "test_svd_matches_torch",
     "torch.linalg.LinAlgError": "test_singular_matrices_raise_linalg_error",

@@ -268,6 +268,8 @@ _op("linalg_lu_solve", lambda T, x, b, **o: T.linalg.lu_solve(*T.linalg.lu_facto
 _op("lu_unpack", lambda T, x, **o: T.lu_unpack(*T.linalg.lu_factor(x), **o), PD)
 _op("lu_solve_legacy", lambda T, x, b, **o: T.lu_solve(b, *T.linalg.lu_factor(x), **o), PD, f32(4, 2))
 _op("histogram", lambda T, x, **o: T.histogram(x, 4, **o), X)
+_op("linalg_householder_product", lambda T, a, t, **o: T.linalg.householder_product(a, t, **o), M34.T.copy(),
+    X[0, :3])
 # ops the shim exposes without `out=` in torch's API for them: both must refuse it
 _op("argsort", lambda T, x, **o: T.argsort(x, 1, **o), X)
 _op("embedding", lambda T, x, **o: T.nn.functional.embedding(T.tensor([1, 0]), x, **o), X)

@@ -27,7 +27,7 @@ ALIASES = {
     "true_divide": ("torch", "div"), "row_stack": ("torch", "vstack"),
     "unsafe_chunk": ("torch", "chunk"), "unsafe_split": ("torch", "split"),
     "unsafe_split_with_sizes": ("torch", "split_with_sizes"),
-    "matrix_exp": ("torch.linalg", "matrix_exp"), "polygamma": ("torch.special", "polygamma"),
+    "matrix_exp": ("torch.linalg", "matrix_exp"), "orgqr": ("torch.linalg", "householder_product"), "polygamma": ("torch.special", "polygamma"),
     "conv1d": ("torch.nn.functional", "conv1d"), "conv2d": ("torch.nn.functional", "conv2d"),
     "conv_transpose1d": ("torch.nn.functional", "conv_transpose1d"),
     "conv_transpose2d": ("torch.nn.functional", "conv_transpose2d"),

@@ -10,7 +10,8 @@ from ._ops.matrix import det, slogdet, matrix_power, svd as _tensor_svd  # noqa:
 from ._ops.shape import cat as _cat
 from ._ops.linalg_solve import (LinAlgError, solve, solve_ex, inv, inv_ex, solve_triangular, pinv,  # noqa: F401
                                 lstsq, tensorinv, tensorsolve)
-from ._ops.linalg_decompositions import cholesky, cholesky_ex, qr, eigh, eigvalsh, eig, eigvals  # noqa: F401
+from ._ops.linalg_decompositions import (cholesky, cholesky_ex, qr, eigh, eigvalsh, eig, eigvals,  # noqa: F401
+                                         householder_product)
 from ._ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve  # noqa: F401
 from ._ops.linalg_matrix_functions import (matrix_norm, norm, cond, matrix_rank, matrix_exp, vander,  # noqa: F401
                                            vecdot, multi_dot, diagonal)

@@ -239,3 +239,28 @@ def eigvals(A, *, out=None):
 
         return write_out(out, eigvals(A), "linalg_eigvals", exact=True, differentiable=False)
     return eig(A).eigenvalues
+
+
+# ---------------------------------------------------------------- Householder products
+def householder_product(A, tau, *, out=None):
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_iᴴ, v_i column i of A below the diagonal
+    with a 1 on it: a composition of recorded matrix products (their gradients are MindSpore's)."""
+    if out is not None:
+        from ._util import write_out
+
+        return write_out(out, householder_product(A, tau), "linalg_householder_product")
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    if A.ndim < 2 or m < n or k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1], and tau.shape[-1] must be at most input.shape[-1]")
+    batch = tuple(A.shape[:-2])
+    Q = sh.broadcast_to(ops.eye(m, m, A.dtype), batch + (m, m))
+    below = sh.tril(A, -1)
+    for i in range(k):
+        unit = Tensor(np.eye(m, 1, -i, dtype=mindspore.dtype_to_nptype(A.dtype)).reshape(m))
+        v = ops.add(below[..., :, i], unit)  # (batch, m)
+        Hv = ops.matmul(Q, sh.unsqueeze(v, -1))  # Q v
+        vh = sh.unsqueeze(ops.conj(v) if A.dtype in _dtype.COMPLEX else v, -2)
+        Q = ops.sub(Q, ops.mul(sh.unsqueeze(sh.unsqueeze(tau[..., i], -1), -1), ops.matmul(Hv, vh)))
+    return Q[..., :, :n]
