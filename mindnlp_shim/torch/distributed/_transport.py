@@ -8,7 +8,7 @@ Measured on MindSpore 2.10's CPU backend (MCCL, 2 and 3 processes on loopback):
 - `ops.Barrier`, `ops.ReduceScatter`, `ops.AlltoAll`, `ops.Send`/`ops.Receive` and all of
   `mindspore.communication.comm_func` have no CPU kernel.
 So every other collective is composed from these three, on NumPy arrays: dtypes the kernels lack travel in a
-wider carrier dtype that holds them exactly (bool/int8/uint8 as int16, bfloat16 as float32).
+wider carrier dtype that holds them exactly (bool/int8/uint8 as int16; bfloat16 tensors come as float32).
 GPU and Ascend have the same three primitives; the compositions are correct there too (untested here: no such
 machine was available), only not the fastest choice.
 """
@@ -39,31 +39,24 @@ def _from_wire(tensor, dtype, shape):
     return tensor.asnumpy().astype(dtype, copy=False).reshape(shape)
 
 
-def _bfloat16_safe(array):
-    """NumPy arrays of bfloat16 come from MindSpore as ml_dtypes; they travel as float32 (exact)."""
-    if array.dtype.name == "bfloat16":
-        return array.astype(np.float32), array.dtype
-    return array, array.dtype
-
-
 def all_gather(array, world_size):
     """Every rank's `array` (all of the same shape and dtype), stacked: shape (world_size, *array.shape)."""
-    array, dtype = _bfloat16_safe(np.asarray(array))
+    array = np.asarray(array)
     wire = _to_wire(array)
     if wire is None:
-        return np.empty((world_size,) + array.shape, dtype)
+        return np.empty((world_size,) + array.shape, array.dtype)
     op = _all_gather_ops.get(None) or _all_gather_ops.setdefault(None, ops.AllGather())
-    return _from_wire(op(wire), dtype, (world_size,) + array.shape)
+    return _from_wire(op(wire), array.dtype, (world_size,) + array.shape)
 
 
 def broadcast(array, src):
     """Rank `src`'s `array` (every rank passes an array of the same shape and dtype)."""
-    array, dtype = _bfloat16_safe(np.asarray(array))
+    array = np.asarray(array)
     wire = _to_wire(array)
     if wire is None:
-        return np.empty(array.shape, dtype)
+        return np.empty(array.shape, array.dtype)
     op = _broadcast_ops.get(src) or _broadcast_ops.setdefault(src, ops.Broadcast(src))
-    return _from_wire(op((wire,))[0], dtype, array.shape)
+    return _from_wire(op((wire,))[0], array.dtype, array.shape)
 
 
 def can_sum_natively(dtype):

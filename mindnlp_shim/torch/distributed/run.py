@@ -158,6 +158,8 @@ def launch(args):
         if local_world_size > 1:
             env.setdefault("OMP_NUM_THREADS", "1")
         env.setdefault("MINDNLP_SHIM_THREADS", _thread_budget(local_world_size))
+        # a rank killed by a signal inside MindSpore's C++ code then still shows where its Python code was
+        env.setdefault("PYTHONFAULTHANDLER", "1")
         workers.append(subprocess.Popen(_command(args), env=env))
     return _wait(workers, scheduler, args.monitor_interval)
 
