@@ -41,9 +41,10 @@ def _cases(seeds=SEEDS, sizes=SIZES):
                 pre = f"torch.manual_seed({seed}); "
                 cases[f"rand {seed} {n} {dt}"] = pre + f"out = torch.rand({n}, dtype=torch.{dt})"
                 cases[f"randn {seed} {n} {dt}"] = pre + f"out = torch.randn({n}, dtype=torch.{dt})"
-                cases[f"uniform_ {seed} {n} {dt}"] = pre + f"out = torch.empty({n}, dtype=torch.{dt}).uniform_(-0.7, 2.3)"
-                cases[f"normal_ {seed} {n} {dt}"] = pre + f"out = torch.empty({n}, dtype=torch.{dt}).normal_(0.25, 0.02)"
-                cases[f"exponential_ {seed} {n} {dt}"] = pre + f"out = torch.empty({n}, dtype=torch.{dt}).exponential_(2.5)"
+                empty = f"torch.empty({n}, dtype=torch.{dt})"
+                cases[f"uniform_ {seed} {n} {dt}"] = pre + f"out = {empty}.uniform_(-0.7, 2.3)"
+                cases[f"normal_ {seed} {n} {dt}"] = pre + f"out = {empty}.normal_(0.25, 0.02)"
+                cases[f"exponential_ {seed} {n} {dt}"] = pre + f"out = {empty}.exponential_(2.5)"
                 cases[f"bernoulli_ {seed} {n} {dt}"] = pre + f"out = torch.empty({n}, dtype=torch.{dt}).bernoulli_(0.3)"
                 cases[f"bernoulli {seed} {n} {dt}"] = pre + f"out = torch.bernoulli({_ramp(n, 0, 1, dt)})"
                 cases[f"random_ {seed} {n} {dt}"] = pre + f"out = torch.empty({n}, dtype=torch.{dt}).random_()"
@@ -98,8 +99,10 @@ def _cases(seeds=SEEDS, sizes=SIZES):
     # proposals otherwise; the acceptance test takes a float32 log, correctly rounded here)
     for a, b, dt in ((-0.2, 0.13, "float32"), (1.0, 1.5, "float32"), (-0.3, 0.5, "float64"), (-2.0, 2.0, "float16")):
         cases[f"trunc_normal_ {a} {b} {dt}"] = (f"torch.manual_seed(15); w = torch.empty(64, 48, dtype=torch.{dt}); "
-                                                f"{init}.trunc_normal_(w, 0.05, 0.5, {a}, {b}); out = [w, torch.rand(3)]")
-    cases["sparse_"] = f"torch.manual_seed(17); w = torch.empty(20, 6); {init}.sparse_(w, 0.3); out = [w, torch.rand(3)]"
+                                                f"{init}.trunc_normal_(w, 0.05, 0.5, {a}, {b}); "
+                                                "out = [w, torch.rand(3)]")
+    cases["sparse_"] = (f"torch.manual_seed(17); w = torch.empty(20, 6); {init}.sparse_(w, 0.3); "
+                        "out = [w, torch.rand(3)]")
     cases["default layers"] = ("torch.manual_seed(14); lin = torch.nn.Linear(37, 19); emb = torch.nn.Embedding(50, 24, "
                                "padding_idx=0); ln = torch.nn.LayerNorm(24); "
                                "out = [lin.weight, lin.bias, emb.weight, ln.weight, ln.bias, torch.rand(3)]")
