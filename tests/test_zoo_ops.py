@@ -228,18 +228,25 @@ def test_cudnn_flags_set_and_restore_like_torch():
         assert (T.backends.cudnn.enabled, T.backends.cudnn.deterministic) == before
 
 
-# Wav2Vec2 with an attention mask zeroes padded frames in place on a linear layer's output (a known gap)
-def test_in_place_write_into_a_linear_output_raises_a_clear_error():
-    x = mt.tensor(_rng.standard_normal((2, 5, 8)).astype(np.float32), requires_grad=True)
-    mask = mt.tensor(np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], bool)).unsqueeze(-1).repeat(1, 1, 8)
-    linear = mt.nn.Linear(8, 8)
-    with pytest.raises(NotImplementedError, match="custom-gradient function"):
+# Wav2Vec2 with an attention mask zeroes padded frames in place on a linear layer's output
+def test_in_place_write_into_a_linear_output_gives_torch_gradients():
+    x_np = _rng.standard_normal((2, 5, 8)).astype(np.float32)
+    w_np, b_np = _rng.standard_normal((8, 8)).astype(np.float32), _rng.standard_normal(8).astype(np.float32)
+    mask_np = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], bool)
+    results = []
+    for T in (mt, rt):
+        x = T.tensor(x_np, requires_grad=True)
+        linear = T.nn.Linear(8, 8)
+        with T.no_grad():
+            linear.weight.copy_(T.tensor(w_np))
+            linear.bias.copy_(T.tensor(b_np))
         hidden = linear(x)
-        hidden[~mask] = 0
-    # the out-of-place form it names works and gives torch's gradient (zero on the masked frames)
-    out = mt.where(mask, linear(x), mt.zeros(()))
-    out.sum().backward()
-    assert np.all(x.grad.numpy()[1, 3:] == 0) and np.all(x.grad.numpy()[0] != 0)
+        hidden[~T.tensor(mask_np)] = 0
+        (hidden * hidden).sum().backward()
+        results.append([t.detach().numpy() for t in (hidden, x.grad, linear.weight.grad, linear.bias.grad)])
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert np.all(results[0][1][1, 3:] == 0) and np.all(results[0][1][0] != 0)
 
 
 class _Doubled:
