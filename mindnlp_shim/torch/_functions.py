@@ -53,9 +53,14 @@ def detach(input):
 
 
 def typename(obj):
+    """A tensor's type string; a class or function by its own dotted name, any other object by its class's;
+    builtins go unqualified ('int', 'len'), as torch writes them."""
     if isinstance(obj, mindspore.Tensor):
         return obj.type()
-    return type(obj).__module__ + "." + type(obj).__qualname__
+    named = obj if hasattr(obj, "__qualname__") or hasattr(obj, "__name__") else type(obj)
+    module = getattr(named, "__module__", None) or ""
+    name = getattr(named, "__qualname__", None) or named.__name__
+    return name if module in ("", "builtins") else f"{module}.{name}"
 
 
 def result_type(tensor1, tensor2):

@@ -7,6 +7,7 @@ from .. import _dtype
 from . import _promotion
 from ..autograd.function import Function
 from ._host_math import accurate_unary
+from .erfinv_float64 import erfinv_any
 from ._util import Tensor, write_out
 from .broadcast import empty_broadcast, tiled_operands
 
@@ -223,7 +224,7 @@ tanh = _unary(accurate_unary(ops.tanh, "tanh"), "tanh")
 sigmoid = _unary(accurate_unary(ops.sigmoid, "sigmoid"), "sigmoid")
 erf = _unary(ops.erf, "erf")
 erfc = _unary(ops.erfc, "erfc")
-erfinv = _unary(ops.erfinv, "erfinv")
+erfinv = _unary(erfinv_any, "erfinv")
 floor = _unary(ops.floor, "floor", exact=True)
 ceil = _unary(ops.ceil, "ceil", exact=True)
 trunc = fix = _unary(ops.trunc, "trunc", exact=True)
@@ -361,7 +362,19 @@ def clamp(input, min=None, max=None, *, out=None):
         return write_out(out, clamp(input, min, max), "clamp", exact=True)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return ops.clamp(input, _scalar_of(min), _scalar_of(max))
+    min, max = _scalar_of(min), _scalar_of(max)
+    if input._dtype in _SCALAR_SAFE_FLOATS and not isinstance(min, TensorPy) and not isinstance(max, TensorPy):
+        return ops.clamp(input, min, max)  # the common case: float32-exact bounds, no promotion
+    return ops.clamp(*_clamp_operands(input, min, max))
+
+
+def _clamp_operands(input, low, high):
+    """Input and bounds in torch's result dtype, the bounds as tensors of it: MindSpore takes a Python bound as
+    float32 (a float64 tensor clamped at 0.05 got 0.05000000074505806, and 1 - eps became 1)."""
+    dt = _promotion.result_type(input, *(b for b in (low, high) if b is not None))
+    input = _promotion.cast_operand(input, dt)
+    return (input,) + tuple(None if b is None else b.astype(dt) if isinstance(b, TensorPy) and b.dtype != dt
+                            else b if isinstance(b, TensorPy) else Tensor(b, dt) for b in (low, high))
 
 
 clip = clamp

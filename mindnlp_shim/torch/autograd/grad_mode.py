@@ -91,11 +91,24 @@ class set_grad_enabled(_GradModeContext):
         return set_grad_enabled(self._mode)
 
 
+_inference = [False]  # whether an inference_mode(True) region is innermost (is_inference_mode_enabled)
+
+
 class inference_mode(_GradModeContext):
-    """No recording, like no_grad (MindSpore has no separate inference tensors)."""
+    """No recording, like no_grad (MindSpore has no separate inference tensors); inference_mode(False) inside it
+    turns recording back on and is_inference_mode_enabled() off for its region."""
 
     def __init__(self, mode=True):
         self._mode = not mode
+
+    def __enter__(self):
+        self._prev_inference = _inference[0]
+        _inference[0] = not self._mode
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _inference[0] = self._prev_inference
+        return super().__exit__(*exc)
 
     def __new__(cls, mode=True):
         obj = super().__new__(cls)
@@ -116,4 +129,4 @@ class inference_mode(_GradModeContext):
 
 
 def is_inference_mode_enabled():
-    return False
+    return _inference[0]
