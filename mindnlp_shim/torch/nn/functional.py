@@ -12,7 +12,7 @@ from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from ..autograd.function import Function as _Function
-from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar
+from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
 from ..random import _engine, _numpy_rng
 from . import _blockwise_attention as _blockwise
 from . import _lean_backward as _lean
@@ -54,7 +54,14 @@ def linear(input, weight, bias=None):
 
 
 def bilinear(input1, input2, weight, bias=None):
-    out = ops.einsum("bi,oij,bj->bo", input1, weight, input2)
+    # out[..., o] = x1 W[o] x2, as one matmul and a reduction (MindSpore's Einsum has no CPU kernel)
+    out_features, in1, in2 = weight.shape
+    lead = tuple(input1.shape[:-1])
+    x1 = ops.reshape(input1, (-1, in1))
+    x2 = ops.reshape(input2, (-1, 1, in2))
+    left = ops.matmul(x1, ops.reshape(ops.transpose(weight, (1, 0, 2)), (in1, out_features * in2)))
+    out = ops.sum(ops.mul(ops.reshape(left, (-1, out_features, in2)), x2), -1)
+    out = ops.reshape(out, lead + (out_features,))
     return out if bias is None else ops.add(out, bias)
 
 
@@ -183,12 +190,12 @@ def _keep_bools_from(engine, shape, p):
     shape = tuple(shape)
     count = math.prod(shape)
     if count <= _DRAW_PIECE_ELEMENTS:
-        keep = bernoulli_scalar(engine, count, 1.0 - p)
+        keep = _bernoulli_scalar(engine, count, 1.0 - p)
     else:
         keep = np.empty(count, dtype=np.bool_)
         for start in range(0, count, _DRAW_PIECE_ELEMENTS):
             piece = min(_DRAW_PIECE_ELEMENTS, count - start)
-            keep[start:start + piece] = bernoulli_scalar(engine, piece, 1.0 - p)
+            keep[start:start + piece] = _bernoulli_scalar(engine, piece, 1.0 - p)
     if hasattr(engine, "draw_ahead"):
         engine.draw_ahead(min(2 * count, DRAW_AHEAD_MAX))  # (the next mask is likely this size again)
     return keep.reshape(shape)
