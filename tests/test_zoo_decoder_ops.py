@@ -97,3 +97,9 @@ def test_softmax_gradient_of_rows_masked_with_the_lowest_float_matches_torch():
     assert theirs["weights"][0][0][0] == [0.25] * 4  # the row that sees nothing: uniform weights
     for key in ("weights", "q_grad", "k_grad"):
         _close(ours[key], theirs[key], 3e-5)
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    "torch.nn.functional.grouped_mm": "test_grouped_mm_matches_torch",
+}
