@@ -495,3 +495,10 @@ def test_clip_grad_value():
     p.grad = torch.tensor([-3.0, -0.5, 0.5, 3.0])
     clip_grad_value_([p], 1.0)
     np.testing.assert_array_equal(p.grad.asnumpy(), [-1.0, -0.5, 0.5, 1.0])
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    ("torch.optim.Adam", "torch.optim.AdamW", "torch.optim.SGD", "torch.optim.Adagrad", "torch.optim.RMSprop"):
+        ["test_three_steps_match_torch", "test_device_kernel_path_matches_torch"],
+}
