@@ -18,7 +18,8 @@ from .asgd import ASGD
 from .rprop import Rprop
 from .sparse_adam import SparseAdam
 from .lbfgs import LBFGS
+from .adafactor import Adafactor
 from . import swa_utils  # noqa: F401
 
 __all__ = ["Optimizer", "Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop",
-           "SparseAdam", "LBFGS", "lr_scheduler", "swa_utils"]
+           "SparseAdam", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]
