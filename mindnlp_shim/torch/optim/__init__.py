@@ -19,7 +19,8 @@ from .rprop import Rprop
 from .sparse_adam import SparseAdam
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
+from ._swap_in import swap_in_optimizer_params_and_state
 from . import swa_utils  # noqa: F401
 
 __all__ = ["Optimizer", "Adam", "AdamW", "SGD", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop",
-           "SparseAdam", "LBFGS", "Adafactor", "lr_scheduler", "swa_utils"]
+           "SparseAdam", "LBFGS", "Adafactor", "swap_in_optimizer_params_and_state", "lr_scheduler", "swa_utils"]
