@@ -9,7 +9,7 @@ import numpy as np
 import mindspore
 
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Function, first_order_only
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import Tensor, dtype_category, result_dtype, write_out
 
@@ -64,6 +64,7 @@ class _HostPointwise(Function):
             return to_tensor(fn(*[_host(a) for a in args]), dt)
 
     @staticmethod
+    @first_order_only  # the backward computes on the host: not recorded
     def backward(ctx, grad):
         host = [_host(a) for a in ctx.args]
         g = _host(grad)

@@ -10,7 +10,7 @@ import mindspore
 import numpy as np
 from mindspore import ops
 
-from ..autograd.function import Function
+from ..autograd.function import Function, first_order_only
 from . import matrix, shape as sh
 from ._util import Tensor, write_outs
 
@@ -74,6 +74,7 @@ class _LUFactor(Function):
         return Tensor(np.ascontiguousarray(lu)), Tensor(piv), Tensor(info)
 
     @staticmethod
+    @first_order_only  # the backward computes on the host: not recorded
     def backward(ctx, grad_LU, grad_piv=None, grad_info=None):
         (A,) = ctx.saved_tensors
         m, n = A.shape[-2], A.shape[-1]

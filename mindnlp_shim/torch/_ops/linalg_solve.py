@@ -68,7 +68,9 @@ class _Solve(Function):
     @staticmethod
     def backward(ctx, grad):
         A, X = ctx.saved_tensors
-        grad_B = ops.MatrixSolve()(adjoint(A), grad)
+        # solved through this Function again, not MatrixSolve directly: MindSpore's own derivative of
+        # MatrixSolve mixes float32 into float64 (create_graph=True then failed); this one is recorded ops
+        grad_B = _Solve.apply(adjoint(A), grad)
         return ops.neg(ops.matmul(grad_B, adjoint(X))), grad_B
 
 

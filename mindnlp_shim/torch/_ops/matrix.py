@@ -7,6 +7,8 @@ import mindspore
 from mindspore import ops
 
 from . import linalg, pointwise as pw, reduction as red, shape as sh
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ._util import wrap_dim, write_out
 
 _svd_result = collections.namedtuple("svd", ["U", "S", "V"])
@@ -80,7 +82,26 @@ def svd(input, some=True, compute_uv=True):
 
 def det(input):
     _check_square(input, "linalg.det")
+    if input.requires_grad and is_grad_enabled():
+        return _Det.apply(input)
     return ops.det(input)
+
+
+class _Det(Function):
+    """det with its derivative det(A) A^-T written in recorded ops: MindSpore's own derivative of its Det
+    kernel is right once, but differentiating it again gave wrong values (create_graph=True)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.save_for_backward(A)
+        return ops.det(A)
+
+    @staticmethod
+    def backward(ctx, grad):
+        A, = ctx.saved_tensors
+        d = _Det.apply(A) if is_grad_enabled() else ops.det(A)
+        scale = ops.unsqueeze(ops.unsqueeze(ops.mul(grad, d), -1), -1)
+        return ops.mul(scale, ops.swapaxes(ops.inverse(A), -1, -2))
 
 
 def slogdet(input):

@@ -7,7 +7,7 @@ equal to the result; prod multiplies by the product of the others (prod's gradie
 not supported)."""
 import numpy as np
 
-from ..autograd.function import Function
+from ..autograd.function import Function, first_order_only
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import Tensor, wrap_dim
 
@@ -51,6 +51,7 @@ class _ScatterReduce(Function):
         return Tensor(np.require(out, requirements="C"))
 
     @staticmethod
+    @first_order_only  # the backward computes on the host: not recorded
     def backward(ctx, grad):
         x, idx, s, out, targets, count, hit, reduce, include_self = ctx.saved
         g = grad.asnumpy().astype(np.float64)

@@ -11,7 +11,7 @@ import numpy as np
 from mindspore import ops
 
 from .. import _dtype
-from ..autograd.function import Function
+from ..autograd.function import Function, first_order_only
 from . import pointwise as pw
 from ._util import Tensor, dtype_category, result_dtype, write_out
 
@@ -146,6 +146,7 @@ class _Digamma64(Function):
         return Tensor(_digamma_host64(x.asnumpy()))
 
     @staticmethod
+    @first_order_only  # the backward computes on the host: not recorded
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
         return ops.mul(grad, Tensor(_trigamma_host64(x.asnumpy())))

@@ -1,5 +1,11 @@
 """torch.autograd.Function on MindSpore's custom-function support (`forward(ctx, ...)`, `backward(ctx, ...)`)."""
+import functools
+
+import mindspore
+from mindspore import ops
 from mindspore.common._grad_function import _Function
+
+from .grad_mode import is_grad_enabled, no_grad
 
 
 class Function(_Function):
@@ -14,5 +20,80 @@ class FunctionCtx:
     """Placeholder type for annotations (`torch.autograd.function.FunctionCtx`)."""
 
 
-def once_differentiable(fn):
-    return fn
+TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class _RefuseSecondDerivative(Function):
+    """Passes a first-order gradient through unchanged; differentiating it raises. Its extra inputs are the
+    tensors the gradient was computed from, so the tape reaches this node from them."""
+
+    @staticmethod
+    def forward(ctx, what, grad, *sources):
+        ctx.what = what
+        return ops.mul(grad, 1)  # a new tensor: the node's own output
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(f"{TWICE} ({ctx.what}): its backward is not made of recorded operations, so it "
+                           f"has no second derivative here")
+
+
+def _tensors_kept(ctx):
+    """The tensors that require grad among what `ctx` keeps (saved tensors, tensors or tuples of them in its
+    attributes): a second derivative would flow back through them to the Function's inputs."""
+    found = {}
+    candidates = list(getattr(ctx, "saved_tensors", None) or ())
+    for value in vars(ctx).values():
+        candidates.extend(value if isinstance(value, (tuple, list)) else (value,))
+    for t in candidates:
+        if isinstance(t, mindspore.Tensor) and t.requires_grad:
+            found[id(t)] = t
+    return list(found.values())
+
+
+def _refusing(results, what, sources):
+    def wrap(r):
+        if isinstance(r, mindspore.Tensor) and (r.is_floating_point() or r.is_complex()):
+            return _RefuseSecondDerivative.apply(what, r, *sources)
+        return r
+
+    return tuple(wrap(r) for r in results) if isinstance(results, tuple) else wrap(results)
+
+
+def _first_order(backward, strict):
+    @functools.wraps(backward)
+    def first_order_backward(ctx, *grads):
+        if not is_grad_enabled():  # a plain backward: nothing to record
+            return backward(ctx, *grads)
+        with no_grad():
+            results = backward(ctx, *grads)
+        # torch's once_differentiable refuses only where the incoming gradients require grad; the shim's own
+        # first-order Functions (strict) also where what the Function kept does, since torch differentiates
+        # those ops twice and a silent zero would be wrong
+        if not strict:
+            sources = [g for g in grads if isinstance(g, mindspore.Tensor) and g.requires_grad]
+            return _refusing(results, _name(backward), sources) if sources else results
+        sources = _tensors_kept(ctx)
+        if not sources:  # nothing to hang the refusing node on: refuse now, at the create_graph backward
+            raise RuntimeError(f"{TWICE} ({_name(backward)}): backward(create_graph=True) through it is not "
+                               f"supported by mindnlp-shim, its backward is not made of recorded operations")
+        grads_recorded = [g for g in grads if isinstance(g, mindspore.Tensor) and g.requires_grad]
+        return _refusing(results, _name(backward), sources + grads_recorded)
+
+    return first_order_backward
+
+
+def _name(backward):
+    return getattr(backward, "__qualname__", "backward")
+
+
+def once_differentiable(backward):
+    """torch.autograd.function.once_differentiable: the backward runs without recording; a second derivative
+    through its results raises torch's error instead of silently being zero."""
+    return _first_order(backward, strict=False)
+
+
+def first_order_only(backward):
+    """For the shim's Functions whose backward computes on the host (NumPy, LAPACK) or otherwise unrecorded:
+    under create_graph=True their gradients carry a node that raises if differentiated again."""
+    return _first_order(backward, strict=True)

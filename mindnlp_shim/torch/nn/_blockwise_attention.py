@@ -25,7 +25,7 @@ from .. import _dtype
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
 from .._ops.sums import sum_last_axis
-from ..autograd.function import Function
+from ..autograd.function import Function, first_order_only
 
 # Attention takes this path when its scores have at least this many elements (32 MB of float32): shorter inputs
 # (the MiniLM Trainer step's 16 x 12 x 128 x 128 is 3 M) keep the one-expression path, lean enough at their size.
@@ -208,6 +208,7 @@ class _BlockwiseAttention(Function):
         return _forward(plan, query, key, value, scale, generator_np if plan.dropout_p > 0.0 else None)
 
     @staticmethod
+    @first_order_only  # recomputes the attention weights block by block, unrecorded
     def backward(ctx, grad):
         query, key, value = ctx.saved_tensors
         plan = ctx.plan

@@ -18,7 +18,7 @@ import mindspore
 from mindspore import ops
 from mindspore.graph.api import _pynative_executor
 
-from ..autograd.function import Function
+from ..autograd.function import Function, first_order_only
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
 from .._ops.sums import sum_last_axis, sum_rows
@@ -75,6 +75,7 @@ class _Linear(Function):
         return out if x.ndim == 2 else plain_reshape(out, _out_shape(x, weight))
 
     @staticmethod
+    @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
     def backward(ctx, grad):
         x, weight = ctx.saved_tensors
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
@@ -110,6 +111,7 @@ class _ExactGelu(Function):
         return ops.mul(x, cdf)
 
     @staticmethod
+    @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
     def backward(ctx, grad):
         derivative, = ctx.saved_tensors
         return ops.mul(grad, derivative)
@@ -142,6 +144,7 @@ class _LayerNorm(Function):
         return y
 
     @staticmethod
+    @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
     def backward(ctx, grad):
         x, weight, mean, variance = ctx.saved_tensors
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
@@ -212,6 +215,7 @@ class _Attention(Function):
         return _bmm(weights, value)
 
     @staticmethod
+    @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
     def backward(ctx, grad):
         scaled_query, key, value, additive_mask = ctx.saved_tensors
         grad = dense_copy(grad)
@@ -280,6 +284,7 @@ class _LogSoftmax(Function):
         return y
 
     @staticmethod
+    @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
     def backward(ctx, grad):
         y, = ctx.saved_tensors
         # d/dx: g - softmax(x) * sum(g), softmax(x) = exp(y)

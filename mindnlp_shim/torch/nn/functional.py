@@ -5,6 +5,7 @@ import math
 import numpy as np
 import mindspore
 from mindspore import ops
+from mindspore.graph.api import _pynative_executor
 
 from .. import _dtype
 from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
@@ -592,11 +593,14 @@ class _ClampedNorm(_Function):
     def forward(ctx, x, dim, eps):
         norm = ops.sqrt(_red.sum(ops.square(x), dim, True))
         ctx.save_for_backward(x, norm)
+        ctx.dim = dim
         return ops.maximum(norm, _k(eps, x))
 
     @staticmethod
     def backward(ctx, grad):
         x, norm = ctx.saved_tensors
+        if _pynative_executor.enable_grad():  # create_graph=True: the norm recorded too, for its derivative
+            norm = ops.sqrt(_red.sum(ops.square(x), ctx.dim, True))
         safe = ops.where(ops.equal(norm, 0), ops.ones_like(norm), norm)
         return ops.mul(ops.div(grad, safe), x), None, None
 
