@@ -99,3 +99,6 @@ from . import _tensor_extras  # noqa: E402  (Tensor methods bound to the torch f
 
 _tensor_extras.install()
 _function_forms.install(globals())  # in-place function forms, other names of ops, constants
+from . import _tensor_function_methods  # noqa: E402  (methods that are the torch functions)
+
+_tensor_function_methods.install()
