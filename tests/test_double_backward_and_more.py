@@ -213,3 +213,40 @@ def test_once_differentiable_refuses_a_second_derivative():
         # without create_graph the gradient is plain
         g, = T.autograd.grad(Square.apply(x).sum(), x)
         assert g.tolist() == [2.0, 4.0] and not g.requires_grad
+
+
+# ---- view_as_complex aliases its input ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_view_as_complex_writes_reach_both_ways_as_in_torch(dtype):
+    answers = []
+    for T in (rt, mt):
+        x = T.arange(12, dtype=getattr(T, dtype)).reshape(3, 2, 2)
+        c = T.view_as_complex(x)
+        c[0, 1] = 9 - 4j  # into the result: the input sees it
+        c[2].mul_(T.tensor(2 + 1j, dtype=c.dtype))
+        x[1, 0, 1] = -7.5  # into the input: the result sees it
+        x.add_(1)
+        answers.append((x.numpy().tolist(), c.numpy().tolist(), str(c.dtype).split(".")[-1]))
+    assert answers[1] == answers[0]
+
+
+def test_view_as_complex_in_autograd_refuses_writes_it_cannot_alias():
+    """Inside the graph the result is a recorded copy: writes into it or into its input raise instead of
+    leaving the other unchanged; reading and differentiating go on as in torch."""
+    w = mt.ones(3, 2, requires_grad=True)
+    y = w * mt.tensor([1.0, 2.0])
+    c = mt.view_as_complex(y)
+    with pytest.raises((RuntimeError, NotImplementedError), match="in-place"):
+        c.mul_(mt.tensor(2 + 0j, dtype=c.dtype))
+    with pytest.raises((RuntimeError, NotImplementedError), match="in-place"):
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        mt.view_as_complex(w).zero_()  # torch's own error here
+    grads = []
+    for T in (rt, mt):
+        w = T.tensor([[1.0, 2.0], [3.0, -1.0]], requires_grad=True)
+        out = T.view_as_real(T.view_as_complex(w * w))
+        (out * T.tensor([1.0, 3.0])).sum().backward()
+        grads.append(w.grad.numpy().tolist())
+    assert grads[1] == grads[0]

@@ -31,15 +31,17 @@ def _tracked(tensor):
     return (tensor._requires_grad or not tensor._is_leaf) and _pynative_executor.enable_grad()
 
 
-def register(source, view, multi=False):
-    """Record that `view` (an op's result sharing `source`'s memory) is a view of `source`'s root."""
+def register(source, view, multi=False, stands_for_view=False):
+    """Record that `view` (an op's result sharing `source`'s memory) is a view of `source`'s root.
+    `stands_for_view`: `view` is a copy standing for what torch makes a view (view_as_complex of a tensor in the
+    graph): tracked all the same, so that writes into it or into `source` are refused as for views."""
     if view is source or getattr(source, "_is_data_alias", False):  # (`.data` is outside autograd, as in torch)
         return
     root = getattr(source, _ROOT, None)
     if root is None:
         root = source
     first, end = _memory.span(root)
-    if not first <= view.data_ptr() < end:
+    if not stands_for_view and not first <= view.data_ptr() < end:
         return  # a copy (reshape of what cannot be viewed, an empty result), not a view
     setattr(view, _ROOT, root)
     if multi or getattr(source, _MULTI, False):

@@ -3,10 +3,13 @@ positional `train` flags, integer reduction codes (0 'none', 1 'mean', 2 'sum'),
 batch_norm's weight-before-statistics order; and a few more operators of that level (constant_pad_nd,
 channel_shuffle, norm_except_dim, frobenius_norm, nuclear_norm, fill, conj_physical, nonzero_static,
 view_as_complex). nn.functional is imported on first call (it costs 0.4 s at `import torch`)."""
+import numpy as np
 import mindspore
 from mindspore import ops
+from mindspore.graph.api import _pynative_executor
 
-from .. import _dtype
+from .. import _autograd_views, _dtype, _memory
+from .._runtime import ON_CPU
 from . import pointwise as pw, shape as sh
 from ._util import Tensor
 
@@ -216,11 +219,21 @@ def nonzero_static(input, *, size, fill_value=-1):
 
 
 def view_as_complex(input):
-    """A complex tensor from a float32/float64 one whose last dim holds (real, imaginary). A new tensor: writes
-    to it do not reach input (torch's is a view)."""
+    """A complex tensor from a float32/float64 one whose last dim holds (real, imaginary). On the CPU target a
+    dense input outside autograd is aliased, as torch's view is: writes into either reach the other. In the
+    autograd graph the result is a recorded copy that counts as a view of input, so writes into it or into input
+    are refused (as for any view there, `_autograd_views`) rather than silently not reaching the other."""
     if input.dtype not in (mindspore.float32, mindspore.float64):
         raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor of "
                            f"scalar type: {input.dtype}")
     if input.ndim == 0 or input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    return ops.Complex()(sh.select(input, -1, 0), sh.select(input, -1, 1))
+    tracked = (input._requires_grad or not input._is_leaf) and _pynative_executor.enable_grad()
+    if ON_CPU and not tracked and input.is_contiguous():
+        complex_dtype = np.complex64 if input.dtype == mindspore.float32 else np.complex128
+        # the host view keeps `input` alive; from_numpy keeps the view: the result reads input's memory
+        return mindspore.Tensor.from_numpy(_memory.host_view(input).view(complex_dtype)[..., 0])
+    result = ops.Complex()(sh.select(input, -1, 0), sh.select(input, -1, 1))
+    if tracked:
+        _autograd_views.register(input, result, stands_for_view=True)
+    return result
