@@ -250,3 +250,32 @@ def test_view_as_complex_in_autograd_refuses_writes_it_cannot_alias():
         (out * T.tensor([1.0, 3.0])).sum().backward()
         grads.append(w.grad.numpy().tolist())
     assert grads[1] == grads[0]
+
+
+# ---- scatter_reduce amax/amin: gradient shares where values tie ---------------------------------------------------
+
+def _scatter_case(seed, shape, dim):
+    r = np.random.default_rng(seed)
+    x = r.integers(0, 4, shape).astype(np.float64)  # few distinct values: ties between input and sources
+    src_shape = list(shape)
+    src_shape[dim] = shape[dim] + 2
+    src = r.integers(0, 4, src_shape).astype(np.float64)
+    index = r.integers(0, shape[dim], src_shape)
+    w = r.standard_normal(shape)
+    return x, src, index, w
+
+
+@pytest.mark.parametrize("include_self", [False, True])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("seed,shape,dim", [(0, (5,), 0), (1, (3, 4), 0), (2, (3, 4), 1), (3, (2, 3, 2), 2)])
+def test_scatter_reduce_extrema_gradients_split_ties_as_torch(seed, shape, dim, reduce, include_self):
+    x0, src0, index0, w0 = _scatter_case(seed, shape, dim)
+    answers = []
+    for T in (rt, mt):
+        x = T.tensor(x0, requires_grad=True)
+        src = T.tensor(src0, requires_grad=True)
+        out = T.scatter_reduce(x, dim, T.tensor(index0), src, reduce, include_self=include_self)
+        (out * T.tensor(w0)).sum().backward()
+        answers.append((out.detach().numpy(), x.grad.numpy(), src.grad.numpy()))
+    for ours, theirs in zip(answers[1], answers[0]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)

@@ -67,10 +67,12 @@ class _ScatterReduce(Function):
         elif reduce in ("amax", "amin"):
             ties = np.zeros(x.shape, np.float64)
             np.add.at(ties, targets, (s_used == of[targets]).astype(np.float64))
-            self_tie = (xf == of) & (include_self | ~hit)
+            # torch counts an input element equal to the result among the ties even with include_self=False;
+            # its share then reaches nobody (the element was replaced), as torch's gradient has it
+            self_tie = xf == of
             ties += self_tie
             share = g / np.maximum(ties, 1)
-            grad_x = np.where(self_tie, share, 0.0)
+            grad_x = np.where(self_tie & (include_self | ~hit), share, 0.0)
             grad_s = np.where(s_used == of[targets], share[targets], 0.0)
         else:  # prod
             if (s_used == 0).any() or (include_self and (xf[hit] == 0).any()):
