@@ -184,6 +184,22 @@ CASES = {
     "polygamma": (lambda T, a: (a.polygamma(1), a.polygamma(2)), [np.abs(randn(3, 4)) + 0.5]),
     "polygamma_": (_in_place("polygamma_", 1), [np.abs(randn(3, 4)) + 0.5]),
     "stft": (lambda T, a: a.stft(8, 4, window=T.hann_window(8), return_complex=False), [randn(32)]),
+    "nonzero_static": (lambda T, a: (a.nonzero_static(size=6), a.nonzero_static(size=2, fill_value=-3)),
+                       [ints(0, 2, 3, 4)]),
+    # ties among the most frequent values: the smallest wins, at its last occurrence
+    "mode": (lambda T, a: (a.mode(1), T.mode(a, 0, keepdim=True), a.mode()),
+             [np.array([[1., 2, 2, 3, 3, 0], [5, 5, 1, 1, 1, 5], [4, 0, 4, 0, 7, 7]], dtype=np.float32)]),
+    "index_reduce": (lambda T, a, s: (a.index_reduce(0, T.tensor([0, 2, 0]), s, "prod"),
+                                      T.index_reduce(a, 1, T.tensor([1, 1]), s, "mean", include_self=False)),
+                     [randn(3, 2), randn(3, 2)]),
+    "index_reduce_": (lambda T, a, s: a.clone().index_reduce_(0, T.tensor([2, 0, 2]), s, "amax"),
+                      [distinct(3, 4), distinct(3, 4)]),
+    "apply_": (lambda T, a: a.clone().apply_(lambda v: v * v - 1.0), [const(randn(3, 4))]),
+    "map_": (lambda T, a, b: a.clone().map_(b, lambda p, q: p * 2 + q), [const(randn(3, 4)), const(randn(4))]),
+    "map2_": (lambda T, a, b, c: a.clone().map2_(b, c, lambda p, q, r: p - q * r),
+              [const(randn(3, 4)), const(randn(3, 4)), const(randn(1, 4))]),
+    "dim_order": (lambda T, a: (a.dim_order(), a.permute(2, 0, 1).dim_order(), a[:, :1].transpose(0, 1).dim_order(),
+                                a.transpose(1, 2).dim_order()), [const(randn(2, 3, 4))]),
 }
 
 # several names answered by one case
@@ -273,9 +289,22 @@ def test_method_matches_torch(name):
             _same(a, b, f"grad[{i}]")
 
 
+@pytest.mark.parametrize("call, error", [
+    (lambda T: T.zeros(3, 2).index_reduce(0, T.tensor([0, 1]), T.ones(2, 2), "sum"), RuntimeError),
+    (lambda T: T.zeros(3, 2).index_reduce(0, T.tensor([0, 1]), T.ones(2, 3), "prod"), RuntimeError),
+    (lambda T: T.zeros(3, 2).index_reduce(0, T.tensor([0]), T.ones(2, 2), "amax"), RuntimeError),
+    (lambda T: T.zeros(3, 2).index_reduce(0, T.tensor([[0, 1]]), T.ones(2, 2), "amax"), IndexError),
+], ids=["reduce", "shape", "count", "index_rank"])
+def test_index_reduce_refuses_like_torch(call, error):
+    for T in (rt, mt):
+        with pytest.raises(error):
+            call(T)
+
+
 def test_every_method_named_here_has_a_case():
     assert set(ALSO.values()) <= set(CASES)
-    named = {n.rsplit(".", 1)[1] for key in API_CENSUS for n in ((key,) if isinstance(key, str) else key)}
+    named = {n.rsplit(".", 1)[1] for key in API_CENSUS for n in ((key,) if isinstance(key, str) else key)
+             if n.startswith("torch.Tensor.")}
     assert named == (set(CASES) | set(ALSO)) - set(XFAIL)
 
 # what this module compares with real torch (read by tests/api_census.py)
@@ -306,11 +335,14 @@ API_CENSUS = {
         'torch.Tensor.matrix_exp', 'torch.Tensor.pinverse', 'torch.Tensor.frexp', 'torch.Tensor.histogram',
         'torch.Tensor.scatter_reduce', 'torch.Tensor.scatter_reduce_', 'torch.Tensor.conj_physical',
         'torch.Tensor.conj_physical_', 'torch.Tensor.lu', 'torch.Tensor.polygamma', 'torch.Tensor.polygamma_',
-        'torch.Tensor.stft', 'torch.Tensor.imag', 'torch.Tensor.ndim', 'torch.Tensor.ndimension',
+        'torch.Tensor.stft', 'torch.Tensor.nonzero_static', 'torch.Tensor.mode', 'torch.Tensor.index_reduce',
+        'torch.Tensor.index_reduce_', 'torch.Tensor.apply_', 'torch.Tensor.map_', 'torch.Tensor.map2_',
+        'torch.Tensor.dim_order', 'torch.Tensor.imag', 'torch.Tensor.ndim', 'torch.Tensor.ndimension',
         'torch.Tensor.shape', 'torch.Tensor.numel', 'torch.Tensor.nelement', 'torch.Tensor.is_floating_point',
         'torch.Tensor.is_complex', 'torch.Tensor.is_signed', 'torch.Tensor.itemsize', 'torch.Tensor.nbytes',
         'torch.Tensor.is_cpu', 'torch.Tensor.is_cuda', 'torch.Tensor.is_meta', 'torch.Tensor.get_device',
         'torch.Tensor.is_sparse', 'torch.Tensor.is_quantized', 'torch.Tensor.is_mkldnn', 'torch.Tensor.is_nested',
         'torch.Tensor.tolist',
     ): "test_method_matches_torch",
+    ("torch.mode", "torch.index_reduce"): "test_method_matches_torch",
 }

@@ -99,6 +99,8 @@ from . import _tensor_extras  # noqa: E402  (Tensor methods bound to the torch f
 
 _tensor_extras.install()
 _function_forms.install(globals())  # in-place function forms, other names of ops, constants
+from ._ops.index_reduce import index_reduce  # noqa: E402,F401
+from ._ops.mode import mode  # noqa: E402,F401
 from . import _tensor_function_methods  # noqa: E402  (methods that are the torch functions)
 
 _tensor_function_methods.install()

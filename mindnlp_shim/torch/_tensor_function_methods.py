@@ -7,9 +7,10 @@ Tensor = mindspore.Tensor
 
 # method name == torch function name, tensor first
 SAME_AS_FUNCTION = ("kron", "mv", "dist", "corrcoef", "vdot", "matrix_exp", "pinverse", "frexp", "histogram",
-                    "scatter_reduce", "conj_physical", "lu", "stft")
+                    "scatter_reduce", "conj_physical", "lu", "stft", "nonzero_static", "index_reduce", "mode")
 # in-place method -> the out-of-place method it writes back into the receiver
-INPLACE_OF = {"scatter_reduce_": "scatter_reduce", "conj_physical_": "conj_physical", "polygamma_": "polygamma"}
+INPLACE_OF = {"scatter_reduce_": "scatter_reduce", "conj_physical_": "conj_physical", "polygamma_": "polygamma",
+              "index_reduce_": "index_reduce"}
 
 
 def _torch():
@@ -23,9 +24,12 @@ def polygamma(self, n):
 
 
 def install():
+    from . import _tensor_layout_queries, _tensor_python_callables
     from ._bindings import _checked_inplace
 
     torch = _torch()
+    _tensor_layout_queries.install(Tensor)
+    _tensor_python_callables.install(Tensor)
     for name in SAME_AS_FUNCTION:
         if name not in vars(Tensor):
             setattr(Tensor, name, getattr(torch, name))
