@@ -35,7 +35,11 @@ def _mH(x):
 
 
 def _solve(A, B):
-    return ops.MatrixSolve()(A, B)
+    # through linalg_solve's Function: its derivative is recorded ops, so the backwards that solve here can be
+    # differentiated again (MindSpore's own derivative of MatrixSolve mixes float32 into float64)
+    from .linalg_solve import solve_function
+
+    return solve_function(A, B)
 
 
 def _each_matrix(fn, A, outputs):

@@ -74,6 +74,11 @@ class _Solve(Function):
         return ops.neg(ops.matmul(grad_B, adjoint(X))), grad_B
 
 
+def solve_function(A, B):
+    """X with A X = B (same batch shapes), recorded as one Function whose derivative is differentiable again."""
+    return _Solve.apply(A, B)
+
+
 def _batch_broadcast(A, B):
     batch = np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
     A = sh.broadcast_to(A, batch + tuple(A.shape[-2:])) if tuple(A.shape[:-2]) != batch else A

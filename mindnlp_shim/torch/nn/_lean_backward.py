@@ -284,8 +284,7 @@ class _LogSoftmax(Function):
         return y
 
     @staticmethod
-    @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # (recorded ops on the kept output: differentiable again)
         y, = ctx.saved_tensors
         # d/dx: g - softmax(x) * sum(g), softmax(x) = exp(y)
         return ops.sub(grad, ops.mul(ops.exp(y), ops.sum(grad, ctx.axis, keepdim=True))), None
