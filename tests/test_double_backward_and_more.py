@@ -277,3 +277,20 @@ def test_scatter_reduce_extrema_gradients_split_ties_as_torch(seed, shape, dim, 
         answers.append((out.detach().numpy(), x.grad.numpy(), src.grad.numpy()))
     for ours, theirs in zip(answers[1], answers[0]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+
+
+# MindSpore operator derivatives that are not recorded for a second derivative (the second grad raises)
+ENGINE_NO_DOUBLE = {
+    "softmax": lambda T, x: T.softmax(x, -1),
+    "reshaped product": lambda T, x: x.reshape(1, 3, 4) * x.reshape(1, 3, 4),
+    "bmm": lambda T, x: T.bmm(x.reshape(1, 3, 4), x.reshape(1, 3, 4).transpose(1, 2)),
+    "x @ x.t()": lambda T, x: x @ x.t(),
+}
+
+
+@pytest.mark.xfail(strict=True, reason=_NO_DOUBLE)
+@pytest.mark.parametrize("name", sorted(ENGINE_NO_DOUBLE))
+def test_second_derivative_of_operators_matches_torch(name):
+    answers = [_second_derivative(T, ENGINE_NO_DOUBLE[name], _ROWS, "float32", "plain") for T in (rt, mt)]
+    for ours, theirs in zip(answers[1], answers[0]):
+        np.testing.assert_allclose(ours, theirs, **_TOL["float32"])
