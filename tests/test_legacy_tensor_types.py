@@ -96,3 +96,12 @@ def test_construction_from_a_tensor_of_another_dtype_is_refused_like_torch():
     for T in (mt, rt):
         with pytest.raises(TypeError):
             T.FloatTensor(T.ones(2, dtype=T.int64))
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    ("torch.FloatTensor", "torch.DoubleTensor", "torch.HalfTensor", "torch.BFloat16Tensor", "torch.LongTensor",
+     "torch.IntTensor", "torch.ShortTensor", "torch.CharTensor", "torch.ByteTensor", "torch.BoolTensor"):
+        ["test_class_attributes_match_torch", "test_construction_from_data_matches_torch"],
+    "torch.typename": "test_isinstance_and_type_names_match_torch",
+}

@@ -281,3 +281,10 @@ def test_generator_state_round_trip_and_errors():
         g.set_state(shim_torch.zeros(5056, dtype=shim_torch.float32))
     s = g.seed()
     assert g.initial_seed() == s and 0 <= s < 2 ** 63
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    ("torch.manual_seed", "torch.get_rng_state", "torch.set_rng_state", "torch.initial_seed"):
+        "test_state_bytes_equal_torchs_and_restore_both_ways",
+}

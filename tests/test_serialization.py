@@ -570,3 +570,10 @@ def test_not_a_checkpoint_raises(tmp_path):
     buffer.seek(0)
     with pytest.raises(RuntimeError, match="data.pkl"):
         serialization.load(buffer)
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    "torch.save": ["test_our_checkpoint_loads_in_real_torch", "test_archive_layout_matches_torch"],
+    "torch.load": "test_real_torch_checkpoint_loads_here",
+}
