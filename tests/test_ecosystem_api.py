@@ -300,3 +300,10 @@ def test_repr_follows_the_print_options():
         assert "..." not in repr(mt.arange(10))
     finally:
         mt.set_printoptions(profile="default")
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    "torch.frombuffer": "test_frombuffer_values_and_errors_match_torch",
+    "torch.set_printoptions": "test_print_options_state_follows_torch",
+}
