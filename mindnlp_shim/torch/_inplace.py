@@ -31,12 +31,25 @@ def swap_data(tensor, new):
     old ones for it; clearing those caches makes every op see the new type and shape (transformers resizes a
     tied output bias with `bias.data = pad(...)`). Clearing also drops the executor's grad flag, which is put
     back."""
-    changes_layout = new.dtype != tensor.dtype or tuple(new.shape) != tuple(tensor.shape)
+    changes_dtype = new.dtype != tensor.dtype
+    changes_layout = changes_dtype or tuple(new.shape) != tuple(tensor.shape)
     _update_data(tensor, new)
+    if changes_dtype:  # a leaf's autograd node keeps the dtype it had when it began requiring grad
+        tensor._dtype_swapped = True  # (see leaf_meta_is_stale)
     if changes_layout:
         recording = _pynative_executor.grad_flag()
         _pynative_executor.clear_res()
         _pynative_executor.set_grad_flag(recording)
+
+
+def leaf_meta_is_stale(tensor):
+    """Whether `tensor` is a leaf whose dtype changed (Module.double(), .half(), `p.data = p.data.double()`)
+    after its autograd node was made: MindSpore casts the gradient that a custom Function (or a view) returns
+    for such a leaf to the node's old dtype (a float64 Linear weight got a float32 .grad); plain ops do not."""
+    if tensor is None or not getattr(tensor, "_dtype_swapped", False):  # (the common case: one dict lookup)
+        return False
+    node = tensor._grad_node if tensor._is_leaf else None
+    return node is not None and node._input_metadata[0].dtype != tensor.dtype
 
 
 def _fresh_copy(value):

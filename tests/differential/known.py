@@ -59,8 +59,6 @@ KNOWN = [
           "torch returns; the shim raises RuntimeError: For 'UnsortedSegmentSum', loop_size_ should be greater than 0,please check all dims in input shape are gre"),
     Known(['F.celu'], 'int_input', ['no-raise'],
           "torch raises NotImplementedError: 'elu_cpu' not implemented for 'Int'; the shim returns"),
-    Known(['F.dropout1d', 'F.dropout2d', 'F.dropout3d'], 'always', ['raises'],
-          'torch returns; the shim raises ZeroDivisionError: float division by zero'),
     Known(['F.elu', 'F.selu'], 'int_input', ['exception-type'],
           "torch raises NotImplementedError: 'elu_cpu' not implemented for 'Int'; the shim TypeError: Select CPU operator[Expm1] fail! Unsupported data ty"),
     Known(['F.gelu'], 'empty', ['exception-type'],

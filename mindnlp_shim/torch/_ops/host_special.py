@@ -70,8 +70,8 @@ class _HostPointwise(Function):
         g = _host(grad)
         grads = []
         with np.errstate(all="ignore"):
-            for a, derivative in zip(ctx.args, ctx.derivatives):
-                if not isinstance(a, Tensor) or derivative is None or not a.is_floating_point():
+            for a, derivative, needed in zip(ctx.args, ctx.derivatives, ctx.needs_input_grad[3:]):
+                if not needed or not isinstance(a, Tensor) or derivative is None or not a.is_floating_point():
                     grads.append(None)
                     continue
                 d = np.broadcast_to(g * derivative(*host), g.shape)

@@ -7,6 +7,7 @@ from mindspore import ops
 from . import empty_products as _empty
 from ._util import write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
+from .pointwise import _exact_scalar
 
 
 def _product(kernel, a, b, name):
@@ -51,8 +52,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     prod = _product(ops.bmm, batch1, batch2, "baddbmm")
     beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
-        prod = ops.mul(prod, alpha)
-    return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
+        prod = ops.mul(prod, _exact_scalar(alpha, prod))
+    return prod if beta == 0 else _add(ops.mul(input, _exact_scalar(beta, input)) if beta != 1 else input, prod)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -61,8 +62,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     prod = _product(ops.matmul, mat1, mat2, "addmm")
     beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
-        prod = ops.mul(prod, alpha)
-    return prod if beta == 0 else _add(ops.mul(input, beta) if beta != 1 else input, prod)
+        prod = ops.mul(prod, _exact_scalar(alpha, prod))
+    return prod if beta == 0 else _add(ops.mul(input, _exact_scalar(beta, input)) if beta != 1 else input, prod)
 
 
 def outer(input, vec2, *, out=None):

@@ -12,10 +12,6 @@ from ._util import Tensor, write_out
 from .broadcast import empty_broadcast, tiled_operands
 
 
-def _scalar_of(x):
-    return x.item() if isinstance(x, Tensor) and x.ndim == 0 and not x._requires_grad and x._grad_node is None else x
-
-
 # isinstance against TensorPy, the C base class: Tensor's ABC metaclass makes `isinstance(1, Tensor)` about 4x
 # slower, and add sees Python scalars often (`x + 1`)
 def _tracks_grad(x):
@@ -58,6 +54,14 @@ def _promoted(input, other, to_float=False):
     return input, other
 
 
+def _exact_scalar(value, like):
+    """A Python number as an operand beside the float64 tensor `like`: a float64 0-d tensor, since MindSpore's
+    kernels take a Python scalar as float32 (alpha=0.1 became 0.10000000149011612)."""
+    if like._dtype is _F64 and not isinstance(value, (TensorPy, bool)):
+        return Tensor(value, _F64)
+    return value
+
+
 def _both_bool(input, other):
     return (not isinstance(input, TensorPy) or input.dtype == mindspore.bool_) and \
         (not isinstance(other, TensorPy) or other.dtype == mindspore.bool_) and \
@@ -68,7 +72,7 @@ def add(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, add(input, other, alpha=alpha), "add")
     if alpha != 1:
-        other = ops.mul(other, alpha)
+        other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
     if type(input) is Tensor:
         if (type(other) is float or type(other) is int) and input._dtype in _SCALAR_SAFE_FLOATS:
@@ -88,7 +92,7 @@ def sub(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, sub(input, other, alpha=alpha), "sub")
     if alpha != 1:
-        other = ops.mul(other, alpha)
+        other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
             and input._shape == other._shape:
         return ops.sub(input, other)
@@ -158,14 +162,14 @@ def remainder(input, other, *, out=None):
     if out is not None:
         return write_out(out, remainder(input, other), "remainder")
     _check_integer_divisor(input, other)
-    return ops.remainder(input, other)
+    return ops.remainder(*_promoted(input, other))
 
 
 def fmod(input, other, *, out=None):
     if out is not None:
         return write_out(out, fmod(input, other), "fmod")
     _check_integer_divisor(input, other)
-    return ops.fmod(input, other)
+    return ops.fmod(*_promoted(input, other))
 
 
 def pow(input, exponent, *, out=None):
@@ -362,7 +366,6 @@ def clamp(input, min=None, max=None, *, out=None):
         return write_out(out, clamp(input, min, max), "clamp", exact=True)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    min, max = _scalar_of(min), _scalar_of(max)
     if input._dtype in _SCALAR_SAFE_FLOATS and not isinstance(min, TensorPy) and not isinstance(max, TensorPy):
         return ops.clamp(input, min, max)  # the common case: float32-exact bounds, no promotion
     return ops.clamp(*_clamp_operands(input, min, max))
@@ -399,6 +402,10 @@ def where(condition, input=None, other=None, *, out=None):
         from .indexing import nonzero
 
         return nonzero(condition, as_tuple=True)
+    if isinstance(input, TensorPy) and not isinstance(other, TensorPy):
+        other = _exact_scalar(other, input)
+    elif isinstance(other, TensorPy) and not isinstance(input, TensorPy):
+        input = _exact_scalar(input, other)
     return ops.where(*empty_broadcast(condition, input, other))
 
 
@@ -416,13 +423,15 @@ def lerp(input, end, weight, *, out=None):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcmul(input, tensor1, tensor2, value=value), "addcmul")
-    return ops.add(input, ops.mul(ops.mul(tensor1, tensor2), value))
+    product = ops.mul(tensor1, tensor2)
+    return ops.add(input, ops.mul(product, _exact_scalar(value, product)))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
-    return ops.add(input, ops.mul(ops.div(tensor1, tensor2), value))
+    quotient = ops.div(tensor1, tensor2)
+    return ops.add(input, ops.mul(quotient, _exact_scalar(value, quotient)))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):

@@ -12,6 +12,7 @@ from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape
 from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
+from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
 from ..autograd.function import Function as _Function
 from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
 from ..random import _engine, _numpy_rng
@@ -47,8 +48,10 @@ def linear(input, weight, bias=None):
     MatMul with transpose_b plus BiasAdd on a 2-D view measured ~2x faster on the CPU than `ops.dense` or
     `matmul(x, W.T) + b` (no transposed copy of W, and BiasAdd is a dedicated kernel); under autograd one
     Function that keeps x rather than its flattened copy (`_lean_backward.linear`)."""
-    if input.ndim == 1 or input.dtype != weight.dtype or 0 in input._shape or 0 in weight._shape:
-        # (an empty input or weight goes through matmul, which answers empty products without MatMul)
+    if input.ndim == 1 or input.dtype != weight.dtype or 0 in input._shape or 0 in weight._shape or \
+            _leaf_meta_is_stale(weight) or _leaf_meta_is_stale(bias):
+        # (an empty input or weight goes through matmul, which answers empty products without MatMul; so do
+        # parameters converted after they began requiring grad: a Function's gradient would get their old dtype)
         out = _linalg.matmul(input, _sh.transpose(weight, 0, 1))
         return out if bias is None else _pw.add(out, bias)
     return _lean.linear(input, weight, bias)
@@ -234,10 +237,20 @@ dropout2d = dropout3d = dropout1d
 
 
 def _channel_dropout(input, p, training, inplace):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    return ops.mul(input, _keep_mask(shape, p, input.dtype))
+    if p == 1.0:  # (the mask's 1 / (1 - p) is inf: 0 * inf would give NaN)
+        out = ops.mul(input, 0.0)
+    else:
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+        out = ops.mul(input, _keep_mask(shape, p, input.dtype))
+    if inplace:
+        from .._inplace import assign
+
+        return assign(input, out, value_is_fresh=True)
+    return out
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
@@ -638,7 +651,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-    loss = ops.relu(ops.add(ops.mul(ops.neg(target), ops.sub(input1, input2)), margin))
+    scaled = ops.mul(ops.neg(target), ops.sub(input1, input2))
+    loss = ops.relu(ops.add(scaled, _k(margin, scaled)))
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
