@@ -148,8 +148,8 @@ def _second_derivative(T, fn, x0, dtype, form):
 
 # Second derivatives MindSpore's own operator derivatives get wrong (measured; the shim's Functions above refuse
 # or compute theirs): recorded here so that a fix shows, and so that none of them passes unnoticed
-_ENGINE_SUM = ("MindSpore does not record a sum's derivative for a second pass: through f(x.sum()) the second grad "
-               "raises, and through the sum inside a broadcast product's derivative (x * x.sum()) that term is lost")
+_ENGINE_SUM = ("MindSpore does not record a full sum's backward (the broadcast of its gradient) for a second pass: "
+               "through f(x.sum()) the second grad raises, and x * x.sum() loses the term that flows through it")
 _NO_DOUBLE = "a MindSpore operator derivative inside gives an unrecorded gradient (reshape, BatchMatMul, softmax)"
 _UNISOLATED = "a wrong second derivative from MindSpore's operator derivatives, cause not isolated yet"
 KNOWN_WRONG = {
