@@ -14,7 +14,7 @@ import distributed_jobs
 from shim_runner import REPO_ROOT, script, shim_env
 
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "scripts"))
-from distributed_collectives_run import inputs  # noqa: E402
+from distributed_inputs import inputs  # noqa: E402
 
 
 def _launch(nproc, out_dir):

@@ -9,16 +9,7 @@ import sys
 import torch
 import torch.distributed as dist
 
-
-def inputs(rank):
-    """The values rank `rank` contributes (the test rebuilds them for every rank)."""
-    return {
-        "f32": [rank + 1.0, 2.0 * (rank + 1), -1.0 * rank, 0.5],
-        "i64": [rank + 2, 7 - rank, 3 * rank],
-        "f64": [rank + 1.25, -2.5 * rank],
-        "bits": [rank + 1, 6, 5 * rank],
-        "flags": [rank == 0, True, rank == 1],
-    }
+from distributed_inputs import inputs
 
 
 def main(out_dir):
