@@ -1654,3 +1654,7 @@ from mindnlp_shim.torch._ops import aten_nn_forms as _aten_nn_forms  # noqa: E40
 
 NOT_GENERATED.update({f"torch.{n}": "compared with real torch in tests/test_aten_nn_forms_parity.py"
                       for n in _aten_nn_forms.__all__ + ["narrow_copy"]})
+from mindnlp_shim.torch import _autocast_settings  # noqa: E402
+
+NOT_GENERATED.update({f"torch.{n}": _SETTING + ": compared with real torch in tests/test_autocast_settings_parity.py"
+                      for n in _autocast_settings.__all__})
