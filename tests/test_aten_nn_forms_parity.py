@@ -91,6 +91,45 @@ def test_grid_sampler_2d_refuses_other_ranks_like_torch():
             T.grid_sampler_2d(T.zeros(1, 1, 2, 2, 2), T.zeros(1, 1, 1, 1, 3), 0, 0, False)
 
 
+def _recurrent(name, layers, bidirectional, batch_first, biases):
+    """torch.<name> called with the flat parameter list of a layer of that shape."""
+    gates = {"lstm": 4, "gru": 3}.get(name, 1)
+    directions = 2 if bidirectional else 1
+    shapes = []
+    for layer in range(layers):
+        for _ in range(directions):
+            inputs = 3 if layer == 0 else 4 * directions
+            shapes += [(gates * 4, inputs), (gates * 4, 4)] + ([(gates * 4,), (gates * 4,)] if biases else [])
+    arrays = [randn(2, 5, 3) if batch_first else randn(5, 2, 3), randn(layers * directions, 2, 4)]
+    if name == "lstm":
+        arrays.append(randn(layers * directions, 2, 4))
+    arrays += [randn(*shape) * 0.5 for shape in shapes]
+
+    def call(T, x, *rest):
+        states, params = (rest[:2], rest[2:]) if name == "lstm" else (rest[0], rest[1:])
+        return getattr(T, name)(x, states, list(params), biases, layers, 0.0, False, bidirectional, batch_first)
+    return call, arrays
+
+
+RECURRENT = {
+    "lstm": _recurrent("lstm", 2, True, True, True),
+    "lstm_unidirectional": _recurrent("lstm", 1, False, False, False),
+    "gru": _recurrent("gru", 2, True, False, True),
+    "rnn_tanh": _recurrent("rnn_tanh", 1, True, True, True),
+    "rnn_relu": _recurrent("rnn_relu", 2, False, False, True),
+}
+
+
+@pytest.mark.parametrize("name", list(RECURRENT))
+def test_recurrent_layer_matches_torch(name):
+    fn, arrays = RECURRENT[name]
+    (ours, our_grads), (theirs, their_grads) = _run(mt, fn, arrays), _run(rt, fn, arrays)
+    _same(ours, theirs)
+    assert len(our_grads) == len(their_grads)
+    for i, (a, b) in enumerate(zip(our_grads, their_grads)):
+        _same(a, b, f"grad[{i}]")
+
+
 def test_every_form_has_a_case():
     from mindnlp_shim.torch._ops import aten_nn_forms
 
@@ -104,4 +143,5 @@ API_CENSUS = {
      'torch.affine_grid_generator', 'torch.native_layer_norm', 'torch.native_group_norm', 'torch.native_batch_norm',
      'torch.rnn_tanh_cell', 'torch.rnn_relu_cell', 'torch.lstm_cell', 'torch.gru_cell',
      'torch.view_as_complex_copy', 'torch.narrow_copy'): "test_form_matches_torch",
+    ("torch.lstm", "torch.gru", "torch.rnn_tanh", "torch.rnn_relu"): "test_recurrent_layer_matches_torch",
 }

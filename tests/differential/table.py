@@ -1658,3 +1658,7 @@ from mindnlp_shim.torch import _autocast_settings  # noqa: E402
 
 NOT_GENERATED.update({f"torch.{n}": _SETTING + ": compared with real torch in tests/test_autocast_settings_parity.py"
                       for n in _autocast_settings.__all__})
+from mindnlp_shim.torch._ops import recurrent as _recurrent  # noqa: E402
+
+NOT_GENERATED.update({f"torch.{n}": "a flat parameter list of a recurrent layer: compared with real torch in "
+                                    "tests/test_aten_nn_forms_parity.py" for n in _recurrent.__all__})
