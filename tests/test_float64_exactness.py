@@ -253,3 +253,45 @@ def test_parameter_gradients_after_conversion(module, conversion):
     rtol = {"float64": 1e-12, "float32": 1e-5}.get(dtype, 2e-2)
     for got, want in zip([g_out] + g_grads, [w_out] + w_grads):
         _same(got, want, rtol=rtol, atol=0.0 if dtype == "float64" else rtol * float(np.abs(_np(want)).max()))
+
+
+# ---------------------------------------------------------------- fmod, remainder, floor_divide in float64
+DIVIDENDS = [-3.0, -0.7, -0.01, 0.3, 2.5, -3.0, 3.0, 0.0, -0.0, 1.0]
+DIVISORS = [0.1, 0.1, 0.1, 0.1, 0.1, 3.0, -3.0, 0.1, 0.1, 0.0]
+DIVISIONS = {
+    "fmod": lambda T, a, b: T.fmod(a, b),
+    "remainder": lambda T, a, b: T.remainder(a, b),
+    "floor_divide": lambda T, a, b: T.floor_divide(a, b),
+    "div(floor)": lambda T, a, b: T.div(a, b, rounding_mode="floor"),
+    "a % b": lambda T, a, b: a % b,
+    "a // b": lambda T, a, b: a // b,
+}
+
+
+@pytest.mark.parametrize("divisor", ["tensor", "python float"])
+@pytest.mark.parametrize("op", DIVISIONS)
+def test_float64_division_family_is_exact(op, divisor):
+    def run(T):
+        a = T.tensor(DIVIDENDS, dtype=T.float64)
+        b = T.tensor(DIVISORS, dtype=T.float64) if divisor == "tensor" else 0.1
+        return DIVISIONS[op](T, a, b)
+
+    _same(run(mt), run(rt))
+
+
+@pytest.mark.parametrize("op", ["fmod", "remainder"])
+def test_float64_fmod_remainder_gradients(op):
+    def run(T):
+        a = T.tensor(DIVIDENDS[:9], dtype=T.float64, requires_grad=True)
+        b = T.tensor(DIVISORS[:9], dtype=T.float64, requires_grad=True)
+        (getattr(T, op)(a, b) * T.arange(9, dtype=T.float64)).sum().backward()
+        return a.grad, b.grad
+
+    for got, want in zip(run(mt), run(rt)):
+        _same(got, want)
+
+
+def test_float64_floor_divide_refuses_its_derivative_like_torch():
+    a = mt.tensor([2.5, -3.0], dtype=mt.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        mt.floor_divide(a, 0.1).sum().backward()

@@ -155,6 +155,8 @@ def floor_divide(input, other, *, out=None):
     if out is not None:  # (no gradient: torch does not refuse inputs that require grad here)
         return write_out(out, floor_divide(input, other), "floor_divide", differentiable=False)
     _check_integer_divisor(input, other)
+    if _promotion.result_type(input, other) is _F64:
+        return _float64_division("floor_divide")(input, other)
     return ops.floor_divide(input, other)
 
 
@@ -162,6 +164,8 @@ def remainder(input, other, *, out=None):
     if out is not None:
         return write_out(out, remainder(input, other), "remainder")
     _check_integer_divisor(input, other)
+    if _promotion.result_type(input, other) is _F64:
+        return _float64_division("remainder")(input, other)
     return ops.remainder(*_promoted(input, other))
 
 
@@ -169,7 +173,40 @@ def fmod(input, other, *, out=None):
     if out is not None:
         return write_out(out, fmod(input, other), "fmod")
     _check_integer_divisor(input, other)
+    if _promotion.result_type(input, other) is _F64:
+        return _float64_division("fmod")(input, other)
     return ops.fmod(*_promoted(input, other))
+
+
+_FLOAT64_DIVISIONS = {}
+
+
+def _float64_division(name):
+    """fmod, remainder and floor_divide of float64 on the host from C's exact fmod: MindSpore's kernels divide
+    first (fmod(-3.0, 0.1) gave 0.0, torch -0.09999999999999984; 2.5 // 0.1 gave 25.0, torch 24.0).
+    Derivatives as torch's: fmod d/dother = -trunc(a / b), remainder -floor(a / b), floor_divide refused."""
+    op = _FLOAT64_DIVISIONS.get(name)
+    if op is None:
+        import numpy as np
+        from .host_special import pointwise
+
+        def torch_remainder(a, b):
+            m = np.fmod(a, b)
+            return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+
+        def ones(a, b):
+            return np.ones_like(a * b)
+
+        def refuse(a, b):
+            raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+        fn, derivatives = {
+            "fmod": (np.fmod, (ones, lambda a, b: -np.trunc(a / b))),
+            "remainder": (torch_remainder, (ones, lambda a, b: -np.floor_divide(a, b))),
+            "floor_divide": (np.floor_divide, (refuse, refuse)),
+        }[name]
+        op = _FLOAT64_DIVISIONS[name] = pointwise(name, fn, derivatives)
+    return op
 
 
 def pow(input, exponent, *, out=None):
