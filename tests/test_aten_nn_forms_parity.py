@@ -6,13 +6,12 @@ import pytest
 
 import mindnlp_shim.torch as mt
 from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from test_tensor_method_parity import _run, _same, const  # (the comparison this module shares)
 
 rt = real_torch()
 if rt is None:
     globals()[SUBPROCESS_FLAG] = True
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
-else:
-    from test_tensor_method_parity import _run, _same, const
 
 _rng = np.random.default_rng(23)
 
