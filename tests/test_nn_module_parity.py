@@ -86,10 +86,6 @@ def check(make, arrays, dtype=np.float32, call=lambda m, *x: m(*x)):
             np.testing.assert_allclose(mg[0], rg[0], rtol=rtol, atol=atol)
 
 
-def _eval(module):
-    return lambda m, *x: m.eval()(*x)
-
-
 CASES = {
     # layers with parameters
     "Linear": (build("Linear", 5, 3), [randn(4, 5)]),
@@ -134,8 +130,8 @@ CASES = {
     "Dropout1d": (build("Dropout1d", 0.3), [randn(2, 3, 5)]),
     "Dropout2d": (build("Dropout2d", 0.3), [randn(2, 3, 4, 5)]),
     "Dropout3d": (build("Dropout3d", 0.3), [randn(2, 3, 2, 4, 5)]),
-    # (training-mode alpha dropout raises NotImplementedError in the shim: compared in eval mode, the identity)
-    "AlphaDropout": (build("AlphaDropout", 0.3), [randn(4, 5)], _eval),
+    "AlphaDropout": (build("AlphaDropout", 0.3), [randn(4, 5)]),
+    "FeatureAlphaDropout": (build("FeatureAlphaDropout", 0.4), [randn(3, 4, 2, 2)]),
     # losses
     "L1Loss": (build("L1Loss"), [randn(4, 5), const(randn(4, 5))]),
     "MSELoss": (build("MSELoss", reduction="sum"), [randn(4, 5), randn(4, 5)]),
@@ -156,10 +152,10 @@ CASES = {
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_module_matches_torch(name):
-    make, arrays, *call = CASES[name]
+    make, arrays = CASES[name]
     if name == "CTCLoss":  # log-probabilities in, as torch expects
         arrays = [np.log(np.exp(arrays[0]) / np.exp(arrays[0]).sum(-1, keepdims=True))] + arrays[1:]
-    check(make, arrays, np.float32, *(c(None) for c in call))
+    check(make, arrays)
 
 
 class _Net:
@@ -209,6 +205,13 @@ def _layer_norm_of(x):
     return (mt if isinstance(x, mt.Tensor) else rt).nn.functional.layer_norm
 
 
+def test_functional_alpha_dropouts_match_torch():
+    for name in ("alpha_dropout", "feature_alpha_dropout"):
+        check(lambda T: T.nn.Identity(), [randn(3, 4, 5)],
+              call=lambda m, x, name=name: getattr((mt if isinstance(x, mt.Tensor) else rt).nn.functional, name)(
+                  m(x), 0.3, True))
+
+
 def test_functional_tensor_is_the_tensor_class_as_in_torch():
     assert (mt.nn.functional.Tensor is mt.Tensor) == (rt.nn.functional.Tensor is rt.Tensor) is True
 
@@ -223,7 +226,8 @@ API_CENSUS = {
         'torch.nn.SELU', 'torch.nn.SiLU', 'torch.nn.Sigmoid', 'torch.nn.Softmax', 'torch.nn.Softmin',
         'torch.nn.Softplus', 'torch.nn.Softsign', 'torch.nn.Tanh', 'torch.nn.Tanhshrink',
         'torch.nn.AdaptiveAvgPool1d', 'torch.nn.AdaptiveAvgPool2d', 'torch.nn.Dropout', 'torch.nn.Dropout1d',
-        'torch.nn.Dropout2d', 'torch.nn.Dropout3d', 'torch.nn.AlphaDropout', 'torch.nn.L1Loss', 'torch.nn.MSELoss',
+        'torch.nn.Dropout2d', 'torch.nn.Dropout3d', 'torch.nn.AlphaDropout', 'torch.nn.FeatureAlphaDropout',
+        'torch.nn.L1Loss', 'torch.nn.MSELoss',
         'torch.nn.HuberLoss', 'torch.nn.SmoothL1Loss', 'torch.nn.BCELoss', 'torch.nn.BCEWithLogitsLoss',
         'torch.nn.CrossEntropyLoss', 'torch.nn.NLLLoss', 'torch.nn.KLDivLoss', 'torch.nn.MarginRankingLoss',
         'torch.nn.CTCLoss',
@@ -233,4 +237,6 @@ API_CENSUS = {
     "torch.nn.DataParallel": "test_data_parallel_without_devices_runs_the_module_like_torch",
     "torch.nn.functional.layer_norm": "test_functional_layer_norm_matches_torch",
     "torch.nn.functional.Tensor": "test_functional_tensor_is_the_tensor_class_as_in_torch",
+    ("torch.nn.functional.alpha_dropout", "torch.nn.functional.feature_alpha_dropout"):
+        "test_functional_alpha_dropouts_match_torch",
 }

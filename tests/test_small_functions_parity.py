@@ -30,7 +30,8 @@ CASES = {
                                                                                     randn(4)]),
     "embedding_renorm_": (_renormed, [randn(6, 3) * 3]),
     "histogramdd": (lambda T, x, w: (T.histogramdd(x, bins=[3, 4], range=[-2.0, 2.0, -1.0, 1.0], weight=w),
-                                     T.histogramdd(x, 3, density=True)), [const(randn(40, 2)), const(np.abs(randn(40)))]),
+                                     T.histogramdd(x, 3, density=True)),
+                    [const(randn(40, 2)), const(np.abs(randn(40)))]),
 }
 
 

@@ -2,10 +2,10 @@
 aten_forms.py): in-place activations and dropouts with a positional `train`, integer reduction, interpolation and
 padding codes, the `native_*` norms that also return their statistics, and the single-step recurrent cells.
 nn.functional is imported on first call."""
-__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "dropout_", "feature_dropout", "feature_dropout_", "bilinear",
-           "ctc_loss", "grid_sampler", "grid_sampler_2d", "affine_grid_generator", "native_layer_norm",
-           "native_group_norm", "native_batch_norm", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
-           "gru_cell", "view_as_complex_copy"]
+__all__ = ["celu_", "selu_", "rrelu_", "threshold_", "dropout_", "feature_dropout", "feature_dropout_",
+           "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "bilinear", "ctc_loss", "grid_sampler",
+           "grid_sampler_2d", "affine_grid_generator", "native_layer_norm", "native_group_norm", "native_batch_norm",
+           "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "view_as_complex_copy"]
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 _INTERPOLATIONS = {0: "bilinear", 1: "nearest", 2: "bicubic"}
@@ -66,6 +66,18 @@ def feature_dropout(input, p, train):
 
 def feature_dropout_(input, p, train):
     return _feature_dropout(input, p, train, True)
+
+
+def alpha_dropout_(input, p, train):
+    return _F().alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input, p, train):
+    return _F().feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return _F().feature_alpha_dropout(input, p, train, inplace=True)
 
 
 # ---------------------------------------------------------------- layers and losses

@@ -254,9 +254,15 @@ def _channel_dropout(input, p, training, inplace):
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
-    if not training or p == 0.0:
-        return input
-    raise NotImplementedError("torch.nn.functional.alpha_dropout(training=True) is not supported on MindSpore yet")
+    from ._alpha_dropout import alpha_dropout as _alpha_dropout
+
+    return _alpha_dropout(input, p, training, inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    from ._alpha_dropout import feature_alpha_dropout as _feature_alpha_dropout
+
+    return _feature_alpha_dropout(input, p, training, inplace)
 
 
 # ---------------------------------------------------------------- activations

@@ -4,7 +4,7 @@ from .container import Sequential, ModuleList, ModuleDict, ParameterList, Parame
 from .linear import Identity, Linear, Bilinear
 from .sparse import Embedding
 from .normalization import LayerNorm, RMSNorm, GroupNorm
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout
 from .activation import (Tanh, Sigmoid, SiLU, Mish, ReLU, ReLU6, SELU, Hardsigmoid, Hardswish, Softsign,
                          LogSigmoid, Tanhshrink, GELU, LeakyReLU, ELU, Hardtanh, Softplus, GLU, Softmax,
                          LogSoftmax, Softmin)
