@@ -28,6 +28,11 @@ def _seeded(fn):
     return run
 
 
+def _update_stats(T, x):
+    running_mean, running_var = T.zeros(3), T.ones(3)
+    return T.batch_norm_update_stats(x, running_mean, running_var, 0.1), running_mean, running_var
+
+
 def _log_probs(T, x):
     return x.log_softmax(-1)
 
@@ -62,6 +67,12 @@ CASES = {
     "native_batch_norm": (lambda T, x, w, b: (T.native_batch_norm(x, w, b, T.zeros(3), T.ones(3), True, 0.1, 1e-5),
                                               T.native_batch_norm(x, w, b, T.zeros(3), T.ones(3), False, 0.1, 1e-5)),
                           [randn(4, 3, 2), randn(3), randn(3)]),
+    "native_dropout": (_seeded(lambda T, a: (T.native_dropout(a, 0.4, True), T.native_dropout(a, 0.4, False))),
+                       [randn(4, 6)]),
+    "convolution": (lambda T, x, w, b, y, wt: (T.convolution(x, w, b, [2], [1], [1], False, [0], 1),
+                                               T.convolution(y, wt, None, [2, 1], [1, 0], [1, 1], True, [1, 0], 1)),
+                    [randn(2, 3, 9), randn(4, 3, 3), randn(4), randn(1, 2, 4, 3), randn(2, 3, 3, 2)]),
+    "batch_norm_update_stats": (lambda T, x: _update_stats(T, x), [const(randn(4, 3, 5))]),
     "rnn_tanh_cell": (lambda T, x, h, wi, wh, bi, bh: T.rnn_tanh_cell(x, h, wi, wh, bi, bh),
                       [randn(2, 3), randn(2, 4), randn(4, 3), randn(4, 4), randn(4), randn(4)]),
     "rnn_relu_cell": (lambda T, x, h, wi, wh: T.rnn_relu_cell(x, h, wi, wh), [randn(2, 3), randn(2, 4), randn(4, 3),
@@ -147,6 +158,7 @@ API_CENSUS = {
      'torch.bilinear', 'torch.ctc_loss', 'torch.grid_sampler', 'torch.grid_sampler_2d',
      'torch.affine_grid_generator', 'torch.native_layer_norm', 'torch.native_group_norm', 'torch.native_batch_norm',
      'torch.rnn_tanh_cell', 'torch.rnn_relu_cell', 'torch.lstm_cell', 'torch.gru_cell',
-     'torch.view_as_complex_copy', 'torch.narrow_copy'): "test_form_matches_torch",
+     'torch.view_as_complex_copy', 'torch.narrow_copy', 'torch.native_dropout', 'torch.convolution',
+     'torch.batch_norm_update_stats'): "test_form_matches_torch",
     ("torch.lstm", "torch.gru", "torch.rnn_tanh", "torch.rnn_relu"): "test_recurrent_layer_matches_torch",
 }

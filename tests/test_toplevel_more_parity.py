@@ -79,9 +79,41 @@ def test_futures_fork_and_wait_behave_like_torch():
     assert _futures(mt) == _futures(rt)
 
 
+
+
+def _symbolic(T):
+    seen = [T.sym_fresh_size(7), T.sym_constrain_range(3, min=0, max=5), T.sym_constrain_range_for_size(4)]
+    for call in (lambda: T.sym_constrain_range(3, min=4, max=5), lambda: T.sym_constrain_range(3, max=2),
+                 lambda: T.sym_constrain_range_for_size(-1), lambda: T.sym_constrain_range_for_size(3, min=4)):
+        try:
+            call()
+            seen.append("no error")
+        except RuntimeError as exc:
+            seen.append(str(exc))
+    return seen
+
+
+def test_symbolic_size_checks_on_ints_match_torch():
+    assert _symbolic(mt) == _symbolic(rt)
+
+
+def test_warn_always_setting_matches_torch():
+    try:
+        for value in (True, False, True):
+            mt.set_warn_always(value)
+            rt.set_warn_always(value)
+            assert mt.is_warn_always_enabled() == rt.is_warn_always_enabled() == value
+    finally:
+        mt.set_warn_always(False)
+        rt.set_warn_always(False)
+
+
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     "torch.empty_permuted": "test_empty_permuted_layout_matches_torch",
     ("torch.qr", "torch.vmap"): "test_function_matches_torch",
     ("torch.Future", "torch.fork", "torch.wait"): "test_futures_fork_and_wait_behave_like_torch",
+    ("torch.sym_fresh_size", "torch.sym_constrain_range", "torch.sym_constrain_range_for_size"):
+        "test_symbolic_size_checks_on_ints_match_torch",
+    "torch.set_warn_always": "test_warn_always_setting_matches_torch",
 }

@@ -12,7 +12,7 @@ __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_non
            "get_num_interop_threads", "set_num_interop_threads", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "is_autocast_enabled",
-           "get_autocast_dtype", "get_autocast_gpu_dtype", "compile", "is_warn_always_enabled",
+           "get_autocast_dtype", "get_autocast_gpu_dtype", "compile", "is_warn_always_enabled", "set_warn_always",
            "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "get_default_device", "set_default_device",
            "is_grad_enabled_for", "Storage", "TypedStorage", "OutOfMemoryError"]
@@ -150,8 +150,15 @@ def get_autocast_gpu_dtype():
     return get_autocast_dtype("cuda")
 
 
+_warn_always = [False]  # torch.set_warn_always: warnings torch gives once are to be given every time
+
+
+def set_warn_always(b):
+    _warn_always[0] = bool(b)
+
+
 def is_warn_always_enabled():
-    return False
+    return _warn_always[0]
 
 
 def is_grad_enabled_for(tensor):

@@ -1670,3 +1670,6 @@ NOT_GENERATED.update({f"torch.{n}": "compared with real torch in tests/test_smal
                       for n in _small_functions.__all__})
 NOT_GENERATED["F.feature_alpha_dropout"] = "random masks: compared with real torch (seeded alike) in " \
                                            "tests/test_nn_module_parity.py"
+NOT_GENERATED.update({f"torch.{n}": "compared with real torch in tests/test_toplevel_more_parity.py"
+                      for n in ("sym_constrain_range", "sym_constrain_range_for_size", "sym_fresh_size")})
+NOT_GENERATED["torch.set_warn_always"] = _SETTING

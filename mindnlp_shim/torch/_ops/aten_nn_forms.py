@@ -5,7 +5,8 @@ nn.functional is imported on first call."""
 __all__ = ["celu_", "selu_", "rrelu_", "threshold_", "dropout_", "feature_dropout", "feature_dropout_",
            "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "bilinear", "ctc_loss", "grid_sampler",
            "grid_sampler_2d", "affine_grid_generator", "native_layer_norm", "native_group_norm", "native_batch_norm",
-           "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "view_as_complex_copy"]
+           "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "view_as_complex_copy", "convolution",
+           "native_dropout", "batch_norm_update_stats"]
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 _INTERPOLATIONS = {0: "bilinear", 1: "nearest", 2: "bicubic"}
@@ -80,7 +81,32 @@ def feature_alpha_dropout_(input, p, train):
     return _F().feature_alpha_dropout(input, p, train, inplace=True)
 
 
+def native_dropout(input, p, train):
+    """(output, mask): the mask is True where an element is kept (torch's draws, as F.dropout's)."""
+    torch = _torch()
+    F = _F()
+    if not train or p == 0.0:
+        return input.clone(), torch.ones(tuple(input.shape), dtype=torch.bool)
+    if p == 1.0:
+        return input * 0.0, torch.zeros(tuple(input.shape), dtype=torch.bool)
+    keep = torch.tensor(F._keep_bools(tuple(input.shape), p))
+    return input * keep.to(input.dtype) * (1.0 / (1.0 - p)), keep
+
+
 # ---------------------------------------------------------------- layers and losses
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """torch's convolution entry point: 1-d or 2-d, direct or transposed, by the weight's rank."""
+    F = _F()
+    spatial = weight.ndim - 2
+    if spatial not in (1, 2):
+        raise NotImplementedError(f"torch.convolution with {spatial} spatial dims is not supported by mindnlp-shim "
+                                  f"(1-d and 2-d)")
+    if transposed:
+        call = F.conv_transpose1d if spatial == 1 else F.conv_transpose2d
+        return call(input, weight, bias, tuple(stride), tuple(padding), tuple(output_padding), groups,
+                    tuple(dilation))
+    call = F.conv1d if spatial == 1 else F.conv2d
+    return call(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
 def bilinear(input1, input2, weight, bias=None):
     return _F().bilinear(input1, input2, weight, bias)
 
@@ -136,6 +162,22 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     mean = stats.mean(dims)
     invstd = (stats.var(dims, unbiased=False) + eps).rsqrt()
     return out, mean, invstd
+
+
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """(mean, biased var) of the batch per channel; the running statistics move towards them in place (the
+    running variance towards the unbiased one, as batch_norm's)."""
+    torch = _torch()
+    dims = (0,) + tuple(range(2, input.ndim))
+    stats = input.detach()
+    mean, var = stats.mean(dims), stats.var(dims, unbiased=False)
+    count = stats.numel() // stats.shape[1]
+    with torch.no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean * momentum)
+        if running_var is not None:
+            running_var.mul_(1 - momentum).add_(var * (count / max(count - 1, 1)) * momentum)
+    return mean, var
 
 
 # ---------------------------------------------------------------- recurrent cells (one time step)
