@@ -19,6 +19,11 @@ def randn(*shape):
     return _rng.standard_normal(shape).astype(np.float32)
 
 
+def distinct_rows(n, m):
+    """No ties inside a segment (max/min and their gradients are then one element)."""
+    return (_rng.permutation(n * m).reshape(n, m) / (n * m) * 4 - 2).astype(np.float32)
+
+
 def _renormed(T, w):
     weight = w.detach().clone()
     out = T.embedding_renorm_(weight, T.tensor([[0, 2], [2, 4]]), 1.0, 2.0)
@@ -32,6 +37,11 @@ CASES = {
     "histogramdd": (lambda T, x, w: (T.histogramdd(x, bins=[3, 4], range=[-2.0, 2.0, -1.0, 1.0], weight=w),
                                      T.histogramdd(x, 3, density=True)),
                     [const(randn(40, 2)), const(np.abs(randn(40)))]),
+    "segment_reduce": (lambda T, d: tuple(T.segment_reduce(d, r, lengths=T.tensor([2, 0, 3, 1]))
+                                          for r in ("sum", "mean", "max", "min", "prod"))
+                       + (T.segment_reduce(d, "max", offsets=T.tensor([0, 2, 2, 6]), initial=0.5),
+                          T.segment_reduce(d, "sum", lengths=T.tensor([4, 2]), initial=2.0)),
+                       [distinct_rows(6, 3)]),
 }
 
 
@@ -59,6 +69,14 @@ def test_from_file_reads_like_torch(tmp_path):
         rt.from_file(str(path), size=100)
 
 
+def test_segment_reduce_refuses_like_torch():
+    for T in (rt, mt):
+        with pytest.raises(RuntimeError):
+            T.segment_reduce(T.ones(4, 2), "sum", lengths=T.tensor([1, 2]))
+        with pytest.raises(RuntimeError):
+            T.segment_reduce(T.ones(4, 2), "sum", lengths=T.tensor([2, 2]), axis=1)
+
+
 def test_cudnn_is_acceptable_answers_like_torch_on_cpu():
     assert mt.cudnn_is_acceptable(mt.ones(2)) == rt.cudnn_is_acceptable(rt.ones(2)) is False
 
@@ -81,7 +99,8 @@ def test_dlpack_exchange_with_real_torch():
 
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
-    ("torch.conv_tbc", "torch.embedding_renorm_", "torch.histogramdd"): "test_function_matches_torch",
+    ("torch.conv_tbc", "torch.embedding_renorm_", "torch.histogramdd", "torch.segment_reduce"):
+        "test_function_matches_torch",
     "torch.from_file": "test_from_file_reads_like_torch",
     "torch.cudnn_is_acceptable": "test_cudnn_is_acceptable_answers_like_torch_on_cpu",
     ("torch.from_dlpack", "torch.to_dlpack"): "test_dlpack_exchange_with_real_torch",

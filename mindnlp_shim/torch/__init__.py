@@ -109,6 +109,7 @@ from ._futures import *  # noqa: E402,F401,F403
 from ._vmap import *  # noqa: E402,F401,F403
 from ._ops.small_functions import *  # noqa: E402,F401,F403
 from ._symbolic_checks import *  # noqa: E402,F401,F403
+from ._ops.segment_reduce import *  # noqa: E402,F401,F403
 narrow_copy = _tensor_extras.narrow_copy  # (the Tensor method's definition, tensor first)
 from . import _tensor_function_methods  # noqa: E402  (methods that are the torch functions)
 
