@@ -29,6 +29,23 @@ def test_empty_permuted_layout_matches_torch(size, layout):
                                                                    str(theirs.dtype))
 
 
+@pytest.mark.parametrize("size,stride", [((2, 3), (3, 1)), ((2, 3), (1, 2)), ((2, 3, 4), (12, 1, 3)),
+                                         ((2, 3, 4, 5), (60, 1, 15, 3)), ((4,), (1,))])
+def test_empty_strided_layout_matches_torch(size, stride):
+    ours, theirs = mt.empty_strided(size, stride), rt.empty_strided(size, stride)
+    assert (tuple(ours.shape), ours.stride(), str(ours.dtype)) == (tuple(theirs.shape), theirs.stride(),
+                                                                   str(theirs.dtype))
+    ours = mt.zeros(1, dtype=mt.float64).new_empty_strided(size, stride)
+    theirs = rt.zeros(1, dtype=rt.float64).new_empty_strided(size, stride)
+    assert (tuple(ours.shape), ours.stride(), str(ours.dtype)) == (tuple(theirs.shape), theirs.stride(),
+                                                                   str(theirs.dtype))
+
+
+def test_empty_strided_with_gaps_says_it_is_unsupported():
+    with pytest.raises(NotImplementedError, match="empty_strided"):
+        mt.empty_strided((2, 3), (6, 2))
+
+
 CASES = {
     "qr": (lambda T, a: (T.qr(a), T.qr(a[:3], some=False)), [randn(4, 3).astype(np.float64)]),
     "vmap": (lambda T, a, b: T.vmap(lambda x, y: (x * y).sum(-1), in_dims=(0, None))(a, b), [randn(3, 2, 4),
@@ -111,6 +128,7 @@ def test_warn_always_setting_matches_torch():
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     "torch.empty_permuted": "test_empty_permuted_layout_matches_torch",
+    ("torch.empty_strided", "torch.Tensor.new_empty_strided"): "test_empty_strided_layout_matches_torch",
     ("torch.qr", "torch.vmap"): "test_function_matches_torch",
     ("torch.Future", "torch.fork", "torch.wait"): "test_futures_fork_and_wait_behave_like_torch",
     ("torch.sym_fresh_size", "torch.sym_constrain_range", "torch.sym_constrain_range_for_size"):

@@ -1,5 +1,6 @@
 """torch.Tensor.dim_order: the dims from outermost to innermost in memory, read from the strides (larger stride
-first; dims with equal strides keep their order, as torch's answer does for size-1 dims)."""
+first; dims with equal strides keep their order, as torch's answer does for size-1 dims); and
+Tensor.new_empty_strided, torch.empty_strided in the tensor's dtype."""
 
 
 def dim_order(self, *, ambiguity_check=False):
@@ -11,6 +12,16 @@ def dim_order(self, *, ambiguity_check=False):
     return order
 
 
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
+                      pin_memory=False):
+    import importlib
+
+    torch = importlib.import_module(__package__)
+    return torch.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
 def install(Tensor):
     if "dim_order" not in vars(Tensor):
         Tensor.dim_order = dim_order
+    if "new_empty_strided" not in vars(Tensor):
+        Tensor.new_empty_strided = new_empty_strided
