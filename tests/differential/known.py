@@ -47,14 +47,10 @@ class Known:
 
 
 KNOWN = [
-    Known(['F.adaptive_avg_pool1d'], 'python_scalar', ['raises'],
-          "torch returns; the shim raises ValueError: For adaptive_avg_pool1d input's last dimension must be greater or equal to output size 3, but got 2."),
     Known(['Tensor.fmax', 'Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'Tensor.tile', 'torch.diag', 'torch.fmax', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.mvlgamma', 'torch.narrow', 'torch.tile'], 'empty_grad', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['F.conv1d', 'F.conv2d'], 'float64', ['raises'],
           'torch returns; the shim raises TypeError: For primitive[AvgPool3DGrad], the input argument[grad] must be a type of {Tensor[Float16], Tensor[Float32]}, '),
-    Known(['F.bilinear'], 'always', ['raises'],
-          'torch returns; the shim raises RuntimeError: '),
     Known(['Tensor.diff', 'Tensor.unbind', 'torch.cummax', 'torch.cummin', 'torch.diff', 'torch.logcumsumexp', 'torch.take', 'torch.unbind'], 'empty_grad', ['raises'],
           "torch returns; the shim raises RuntimeError: For 'UnsortedSegmentSum', loop_size_ should be greater than 0,please check all dims in input shape are gre"),
     Known(['F.celu'], 'int_input', ['no-raise'],
@@ -111,8 +107,6 @@ KNOWN = [
           'grad[1]: 1 of 1 elements differ, e.g. at (): shim 1.831817626953125 torch 1.828125 (rtol 1e-10, atol 1e-12)'),
     Known(['Tensor.__ior__', 'Tensor.__or__', 'Tensor.__ror__', 'Tensor.bitwise_or', 'Tensor.bitwise_or_', 'torch.bitwise_or'], 'always', ['exception-type'],
           "torch raises NotImplementedError: 'bitwise_or_cpu' not implemented for 'Float'; the shim TypeError: For primitive[BitwiseOr], the input argumen"),
-    Known(['Tensor.__isub__', 'Tensor.__rsub__', 'Tensor.__sub__', 'Tensor.sub_', 'Tensor.subtract_'], 'int_input', ['no-raise'],
-          'torch raises RuntimeError: Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `lo'),
     Known(['Tensor.__ixor__', 'Tensor.__rxor__', 'Tensor.__xor__', 'Tensor.bitwise_xor', 'torch.bitwise_xor'], 'always', ['exception-type'],
           "torch raises NotImplementedError: 'bitwise_xor_cpu' not implemented for 'Float'; the shim TypeError: For primitive[BitwiseXor], the input argum"),
     Known(['Tensor.__neg__', 'Tensor.neg', 'Tensor.neg_', 'Tensor.negative', 'Tensor.negative_', 'torch.neg', 'torch.negative'], 'bool_input', ['exception-type'],
@@ -125,7 +119,7 @@ KNOWN = [
           "torch raises RuntimeError: false INTERNAL ASSERT FAILED at '/__w/pytorch/pytorch/c10/core/Scalar.cpp':42, please report a bug to PyTorch. unknown iva"),
     Known(['Tensor.acos', 'Tensor.asin', 'Tensor.atan', 'torch.acos', 'torch.arccos', 'torch.arcsin', 'torch.arctan', 'torch.asin', 'torch.atan'], 'always', ['raises'],
           'torch returns; the shim raises TypeError: '),
-    Known(['Tensor.add', 'Tensor.sub', 'Tensor.subtract', 'torch.add', 'torch.addr', 'torch.rsub', 'torch.sub'], 'int_input', ['no-raise'],
+    Known(['torch.addr'], 'int_input', ['no-raise'],
           'torch raises RuntimeError: For integral input tensors, argument alpha must not be a floating point number.; the shim returns'),
     Known(['Tensor.addcdiv', 'Tensor.addcdiv_', 'Tensor.addcmul', 'Tensor.addcmul_', 'torch.addcdiv', 'torch.addcmul'], 'always', ['raises'],
           'torch returns; the shim raises RuntimeError: The kernel Clone unregistered.'),

@@ -101,18 +101,22 @@ def oracle_runs(family, model, out, eos):
         eos = first_new_token(out[key + "greedy"], prompt_len)
     out[key + "eos_token"] = np.array(eos)
     out[key + "eos"] = tokens(generate(model, PROMPTS, do_sample=False, eos_token_id=eos))
+    out[key + "sample_a"] = seeded_sample(model)
     if family == "llama":
         out[key + "beam2"] = tokens(generate(model, PROMPTS, do_sample=False, num_beams=3, num_return_sequences=2))
         eager = FAMILIES[family][0].from_pretrained(path(family), attn_implementation="eager")
         out[key + "greedy_eager"] = tokens(generate(eager, PROMPTS, do_sample=False))
 
 
+def seeded_sample(model):
+    torch.manual_seed(1234)
+    return tokens(generate(model, PROMPTS, do_sample=True, top_k=20, top_p=0.95, temperature=1.5))
+
+
 def shim_only_runs(family, model, out):
     key = f"{family}/"
     out[key + "greedy_no_cache"] = tokens(generate(model, PROMPTS, do_sample=False, use_cache=False))
-    for name in ("sample_a", "sample_b"):
-        torch.manual_seed(1234)
-        out[key + name] = tokens(generate(model, PROMPTS, do_sample=True, top_k=20, top_p=0.95, temperature=1.5))
+    out[key + "sample_b"] = seeded_sample(model)
 
 
 if __name__ == "__main__":

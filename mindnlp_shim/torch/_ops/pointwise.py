@@ -68,10 +68,28 @@ def _both_bool(input, other):
         (type(input) is bool or type(other) is bool or isinstance(input, TensorPy) and isinstance(other, TensorPy))
 
 
+def _check_alpha(input, other, alpha):
+    """torch's rule for add/sub's alpha: it must fit the result's kind (a float alpha would silently truncate
+    into an integer result, a bool one would mean or/xor)."""
+    kind = _promotion.kind(_promotion.result_type(input, other))
+    if isinstance(alpha, bool):
+        if kind != 0:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif kind <= 1 and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    elif kind == 2 and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, add(input, other, alpha=alpha), "add")
-    if alpha != 1:
+    if type(alpha) is not int:
+        _check_alpha(input, other, alpha)
+    if alpha != 1 and _both_bool(input, other):
+        alpha = bool(alpha)  # a bool result: other * alpha is other and alpha
+        other = other if alpha else ops.logical_and(other, False) if isinstance(other, TensorPy) else False
+    elif alpha != 1:
         other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
     if type(input) is Tensor:
@@ -88,9 +106,26 @@ def add(input, other, *, alpha=1, out=None):
     return ops.add(*tiled_operands(input, other))
 
 
+def _is_bool(v):
+    return v.dtype == mindspore.bool_ if isinstance(v, TensorPy) else isinstance(v, bool)
+
+
+def _refuse_bool_subtraction(input, other):
+    """torch refuses a bool operand to subtraction (a Python bool too) rather than give an arithmetic answer."""
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def sub(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, sub(input, other, alpha=alpha), "sub")
+    _refuse_bool_subtraction(input, other)
+    if type(alpha) is not int:
+        _check_alpha(input, other, alpha)
     if alpha != 1:
         other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
