@@ -10,7 +10,6 @@ from the mask; Mixtral: experts through grouped matrix products, grouped-query a
 Gemma 2: soft-capped eager attention over left padding; BART: encoder-decoder); the other nine, three phases of
 their own, are marked slow.
 """
-import json
 import os
 import sys
 
@@ -19,10 +18,11 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts"))
 
-from oracle import require_torch, run_torch  # noqa: E402
-from shim_runner import run_shim_json, script  # noqa: E402
-from zoo_common import CHECK_FUNCTIONS, applicable_checks, load_results  # noqa: E402
+from oracle import require_torch  # noqa: E402
+from shim_runner import script  # noqa: E402
+from zoo_common import CHECK_FUNCTIONS, applicable_checks, load_results, run_phases  # noqa: E402
 from zoo_decoders import FAMILIES, causal_inputs  # noqa: E402
+from zoo_trainer_step import check_trainer  # noqa: E402
 
 ZOO_DECODERS = script("zoo_decoders.py")
 DEFAULT_FAMILIES = ("opt", "mixtral", "gemma2", "bart")
@@ -30,28 +30,11 @@ DEFAULT_FAMILIES = ("opt", "mixtral", "gemma2", "bart")
 KNOWN_FAILURES = {}
 
 
-def _run_phases(workdir, only):
-    """The three phases of zoo_decoders.py for the families in `only`."""
-    summaries = {}
-    for phase in ("build", "shim", "verify"):
-        argv = [ZOO_DECODERS, "--phase", phase, "--workdir", workdir, "--only", *only]
-        if phase == "shim":
-            summaries[phase] = run_shim_json(argv, timeout=900)
-            continue
-        stdout = run_torch(f"""
-            import runpy, sys
-            sys.path.insert(0, {os.path.dirname(ZOO_DECODERS)!r})
-            sys.argv = {argv!r}
-            runpy.run_path({ZOO_DECODERS!r}, run_name="__main__")
-        """, timeout=900)
-        summaries[phase] = json.loads([line for line in stdout.splitlines() if line.strip()][-1])
-    return summaries
-
-
 def _results(tmp_path_factory, names):
+    """Every check's measurements, and one Trainer step, for the families in `names`."""
     require_torch()
     workdir = str(tmp_path_factory.mktemp("zoo_decoders"))
-    _run_phases(workdir, names)
+    run_phases(ZOO_DECODERS, workdir, args=["--only", *names, "--trainer", *names])
     return load_results(workdir)
 
 
@@ -78,6 +61,37 @@ def _cases():
 def test_family_matches_torch(request, family, check):
     fixture = "default_results" if family.name in DEFAULT_FAMILIES else "slow_results"
     CHECK_FUNCTIONS[check](request.getfixturevalue(fixture), family)
+
+
+@pytest.mark.parametrize("family", [pytest.param(f, id=f.name, marks=() if f.name in DEFAULT_FAMILIES
+                                                   else pytest.mark.slow) for f in FAMILIES])
+def test_trainer_step_matches_torch(request, family):
+    """One transformers.Trainer step (max_steps=1, batch 2, lr 1e-3) moves the weights as torch's Trainer does."""
+    fixture = "default_results" if family.name in DEFAULT_FAMILIES else "slow_results"
+    check_trainer(request.getfixturevalue(fixture), family)
+
+
+def test_trainer_check_fails_without_the_step(default_results):
+    """The Trainer check can fail: weights left where they started, or moved twice as far, are caught."""
+    family = next(f for f in FAMILIES if f.name == DEFAULT_FAMILIES[0])
+    for scale in (0.0, 2.0):
+        res = {phase: dict(values) for phase, values in default_results.items()}
+        for key in [k for k in res["shim"] if k.startswith(f"{family.name}/trainer/")]:
+            start = res["build"][key.replace("/trainer/", "/state/")]
+            res["shim"][key] = start + scale * (res["shim"][key] - start)
+        with pytest.raises(AssertionError):
+            check_trainer(res, family)
+
+
+def test_trainer_steps_with_dropout_drew_masks(default_results):
+    """Where a family's Trainer step runs with dropout on, its loss differs from the dropout-free loss of the
+    same batch: the masks took part, so the equal losses and steps above compare the seeded masks too."""
+    with_dropout = [f for f in FAMILIES if f.name in DEFAULT_FAMILIES and f.trainer_dropout]
+    assert with_dropout
+    for family in with_dropout:
+        build = default_results["build"]
+        plain, dropped = float(build[f"{family.name}/loss"]), float(build[f"{family.name}/trainer_loss"])
+        assert abs(plain - dropped) > 1e-4 * plain, (family.name, plain, dropped)
 
 
 def test_default_families_are_listed():

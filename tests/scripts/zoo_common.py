@@ -63,6 +63,8 @@ class Family:
     generate: variant name -> `generate` keyword arguments; empty for models that do not generate.
     generate_inputs: input keys passed to `generate` (default: every input but "labels").
     tolerances: per check, other tolerances than the defaults (each with its measured reason beside it).
+    trainer_dropout: config keywords that switch dropout on for the Trainer step (zoo_trainer_step.py), which
+             then compares train-mode steps under the seeded RNG's dropout masks; empty: dropout stays 0.
     """
     name: str
     model: str
@@ -72,6 +74,7 @@ class Family:
     generate: dict = field(default_factory=dict)
     generate_inputs: Optional[tuple] = None
     tolerances: dict = field(default_factory=dict)  # check name -> keyword arguments of its check_* function
+    trainer_dropout: dict = field(default_factory=dict)
 
 
 class Context:
@@ -189,20 +192,31 @@ def _eval_logits(torch, transformers, family, model, out, prefix):
         _outputs(family, model(**{k: v for k, v in inputs.items() if k != "labels"}), prefix, out)
 
 
-def _run_family(phase, torch, transformers, family, workdir, out):
+def _run_family(phase, torch, transformers, family, workdir, out, trainer=False, trainer_only=False):
+    """One family's phase. trainer: also one Trainer step (zoo_trainer_step.py) in build and shim;
+    trainer_only: build saves the model and runs only the Trainer step, shim only the Trainer step, verify
+    nothing."""
     directory = os.path.join(workdir, family.name)
+    if trainer or trainer_only:
+        from zoo_trainer_step import trainer_step
     if phase == "build":
         torch.manual_seed(0)
         model = getattr(transformers, family.model)(family.config(transformers)).float()
         model.save_pretrained(directory)
         _state(model, f"{family.name}/state", out)
-        measure(torch, transformers, family, directory, out)
+        if not trainer_only:
+            measure(torch, transformers, family, directory, out)
+        if trainer or trainer_only:
+            trainer_step(torch, transformers, family, directory, out)
     elif phase == "shim":
-        measure(torch, transformers, family, directory, out)
-        model = _load(transformers, family, directory)
-        _state(model, f"{family.name}/state", out)
-        model.save_pretrained(os.path.join(workdir, f"shim_{family.name}"))
-    else:
+        if not trainer_only:
+            measure(torch, transformers, family, directory, out)
+            model = _load(transformers, family, directory)
+            _state(model, f"{family.name}/state", out)
+            model.save_pretrained(os.path.join(workdir, f"shim_{family.name}"))
+        if trainer or trainer_only:
+            trainer_step(torch, transformers, family, directory, out)
+    elif not trainer_only:
         model = _load(transformers, family, os.path.join(workdir, f"shim_{family.name}"))
         _state(model, f"{family.name}/state", out)
         _eval_logits(torch, transformers, family, model, out, f"{family.name}/eval")
@@ -214,6 +228,8 @@ def main(families, argv=None):
     parser.add_argument("--phase", choices=["build", "shim", "verify"], required=True)
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--trainer", nargs="*", default=(), help="families that also take one Trainer step")
+    parser.add_argument("--trainer-only", action="store_true", help="only the Trainer step (no verify phase)")
     args = parser.parse_args(argv)
     if args.phase == "shim":
         import mindnlp  # noqa: F401  (from here on `torch` is the shim)
@@ -227,7 +243,8 @@ def main(families, argv=None):
             continue
         start = time.perf_counter()
         try:
-            _run_family(args.phase, torch, transformers, family, args.workdir, out)
+            _run_family(args.phase, torch, transformers, family, args.workdir, out,
+                        trainer=family.name in args.trainer, trainer_only=args.trainer_only)
         except Exception as exc:  # one broken family must not hide the others' results
             errors[family.name] = f"{type(exc).__name__}: {exc}"
             out[f"{family.name}/error"] = np.array(traceback.format_exc()[-4000:])
@@ -240,28 +257,33 @@ def main(families, argv=None):
 # ---------------------------------------------------------------------------------------------------------------
 # The test side
 
-def run_phases(script_path, workdir, timeout=900):
-    """Run build (real torch), shim and verify (real torch) of a zoo script; return their JSON summaries."""
+PHASES = ("build", "shim", "verify")
+
+
+def run_phases(script_path, workdir, timeout=900, args=(), phases=PHASES):
+    """Run build (real torch), shim and verify (real torch) of a zoo script, or the `phases` named, with the
+    extra command-line `args` (e.g. --only, --trainer); return their JSON summaries."""
     from oracle import run_torch
     from shim_runner import run_shim_json
 
     summaries = {}
-    for phase in ("build", "shim", "verify"):
+    for phase in phases:
+        argv = [script_path, "--phase", phase, "--workdir", workdir, *args]
         if phase == "shim":
-            summaries[phase] = run_shim_json([script_path, "--phase", phase, "--workdir", workdir], timeout=timeout)
+            summaries[phase] = run_shim_json(argv, timeout=timeout)
             continue
         stdout = run_torch(f"""
             import runpy, sys
             sys.path.insert(0, {os.path.dirname(script_path)!r})
-            sys.argv = [{script_path!r}, "--phase", {phase!r}, "--workdir", {workdir!r}]
+            sys.argv = {argv!r}
             runpy.run_path({script_path!r}, run_name="__main__")
         """, timeout=timeout)
         summaries[phase] = json.loads([line for line in stdout.splitlines() if line.strip()][-1])
     return summaries
 
 
-def load_results(workdir):
-    return {phase: dict(np.load(os.path.join(workdir, f"{phase}.npz"))) for phase in ("build", "shim", "verify")}
+def load_results(workdir, phases=PHASES):
+    return {phase: dict(np.load(os.path.join(workdir, f"{phase}.npz"))) for phase in phases}
 
 
 def rel(ours, theirs):
@@ -271,7 +293,7 @@ def rel(ours, theirs):
 
 
 def _no_error(res, name):
-    for phase in ("build", "shim", "verify"):
+    for phase in res:
         error = res[phase].get(f"{name}/error")
         assert error is None, f"{phase} phase failed for {name}:\n{error}"
 

@@ -6,7 +6,8 @@ Every config is tiny (hidden 32, 2 layers, 4 heads of 8, MLP 64, vocabulary 96) 
 runs in train mode. Causal LMs train on left-padded rows (labels -100 on the padding) and generate from the same
 rows, as batched generation with decoder-only models needs; encoder-decoders train on decoder labels and
 generate from the encoder inputs. Generation: greedy and 3-beam search, 8 new tokens each (never fewer: a
-random model may emit the end token early, and the comparison should cover all 8).
+random model may emit the end token early, and the comparison should cover all 8). OPT, Mixtral, Gemma 2 and
+BART take their Trainer step with dropout on (`trainer_dropout`), the others with dropout 0.
 """
 import numpy as np
 
@@ -52,16 +53,18 @@ def seq2seq_inputs(decoder_start):
     return build
 
 
-def decoder(name, model, config, outputs=("logits",), generate=GENERATE, **kwargs):
-    """A causal LM family: `config` names the transformers config class, `kwargs` its arguments."""
+def decoder(name, model, config, outputs=("logits",), generate=GENERATE, trainer_dropout=None, **kwargs):
+    """A causal LM family: `config` names the transformers config class, `kwargs` its arguments;
+    `trainer_dropout` the config keywords that turn dropout on for the Trainer step."""
     return Family(name, model, lambda tf: getattr(tf, config)(**kwargs), causal_inputs, outputs=outputs,
-                  generate=generate, generate_inputs=("input_ids", "attention_mask"))
+                  generate=generate, generate_inputs=("input_ids", "attention_mask"),
+                  trainer_dropout=trainer_dropout or {})
 
 
-def seq2seq(name, model, config, generate=GENERATE, **kwargs):
+def seq2seq(name, model, config, generate=GENERATE, trainer_dropout=None, **kwargs):
     return Family(name, model, lambda tf: getattr(tf, config)(**kwargs),
                   seq2seq_inputs(kwargs["decoder_start_token_id"]), generate=generate,
-                  generate_inputs=("input_ids", "attention_mask"))
+                  generate_inputs=("input_ids", "attention_mask"), trainer_dropout=trainer_dropout or {})
 
 
 # Mixtral's load-balancing loss cannot be computed inside generate (real torch raises too: the router logits
@@ -77,20 +80,23 @@ FAMILIES = [
     decoder("gpt_neox", "GPTNeoXForCausalLM", "GPTNeoXConfig", rotary_pct=0.25, hidden_dropout=0.0,
             attention_dropout=0.0, **DECODER),
     # learned positions offset by 2, taken from the attention mask's cumulative sum
-    decoder("opt", "OPTForCausalLM", "OPTConfig", generate=NO_REPEATS, vocab_size=VOCAB, hidden_size=32,
+    decoder("opt", "OPTForCausalLM", "OPTConfig", generate=NO_REPEATS,
+            trainer_dropout=dict(dropout=0.1, attention_dropout=0.1), vocab_size=VOCAB, hidden_size=32,
             ffn_dim=64, num_hidden_layers=2, num_attention_heads=4, max_position_embeddings=64,
             word_embed_proj_dim=32, dropout=0.0, attention_dropout=0.0, **SPECIAL),
     # grouped-query attention with a sliding window (4) shorter than the sequence
     decoder("mistral", "MistralForCausalLM", "MistralConfig", num_key_value_heads=2, sliding_window=4, **DECODER),
     # 4 experts, top-2 routing (grouped matrix products); the loss includes the router's load-balancing loss
     decoder("mixtral", "MixtralForCausalLM", "MixtralConfig", outputs=("logits", "aux_loss"),
-            generate=NO_ROUTER_LOSS, num_key_value_heads=2, num_local_experts=4, num_experts_per_tok=2,
+            generate=NO_ROUTER_LOSS, trainer_dropout=dict(attention_dropout=0.1), num_key_value_heads=2,
+            num_local_experts=4, num_experts_per_tok=2,
             output_router_logits=True, router_aux_loss_coef=0.02, **DECODER),
     decoder("qwen2", "Qwen2ForCausalLM", "Qwen2Config", num_key_value_heads=2, **DECODER),
     # RMSNorm on each head's queries and keys
     decoder("qwen3", "Qwen3ForCausalLM", "Qwen3Config", num_key_value_heads=2, head_dim=8, **DECODER),
     # soft-capped attention scores and logits, sliding and global layers alternating, scaled embeddings
-    decoder("gemma2", "Gemma2ForCausalLM", "Gemma2Config", num_key_value_heads=2, head_dim=8,
+    decoder("gemma2", "Gemma2ForCausalLM", "Gemma2Config", trainer_dropout=dict(attention_dropout=0.1),
+            num_key_value_heads=2, head_dim=8,
             query_pre_attn_scalar=8, sliding_window=4, attn_logit_softcapping=50.0, final_logit_softcapping=30.0,
             **DECODER),
     # query/key norms, local and global RoPE bases
@@ -102,7 +108,8 @@ FAMILIES = [
     # multi-query attention, attention and MLP in parallel
     decoder("falcon", "FalconForCausalLM", "FalconConfig", generate=NO_REPEATS, vocab_size=VOCAB, hidden_size=32,
             num_hidden_layers=2, num_attention_heads=4, hidden_dropout=0.0, attention_dropout=0.0, **SPECIAL),
-    seq2seq("bart", "BartForConditionalGeneration", "BartConfig", generate=NO_REPEATS, **SEQ2SEQ),
+    seq2seq("bart", "BartForConditionalGeneration", "BartConfig", generate=NO_REPEATS,
+            trainer_dropout=dict(dropout=0.1, attention_dropout=0.1, activation_dropout=0.1), **SEQ2SEQ),
     # sinusoidal positions, scaled embeddings, decoding starts from the pad token
     seq2seq("marian", "MarianMTModel", "MarianConfig", generate=NO_REPEATS,
             **dict(SEQ2SEQ, decoder_start_token_id=PAD)),
