@@ -27,6 +27,7 @@ import subprocess
 import sys
 import textwrap
 import types
+import warnings
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS_DIR = os.path.join(REPO_ROOT, "tests")
@@ -116,8 +117,6 @@ def _probe(torch, qualname, name, fn_of):
 
 
 def oracle_main():
-    import warnings
-
     warnings.simplefilter("ignore")  # deprecation notices of the probed calls
     import torch
     import torch.nn.functional  # noqa: F401
@@ -232,7 +231,9 @@ class _Raises:
 def _shim_lookup(mt, qualname, name, instance):
     holder = instance if qualname == "torch.Tensor" else _oracle_namespace(mt, qualname)
     try:
-        return getattr(holder, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch's notices on reading removed attributes: `volatile`)
+            return getattr(holder, name)
     except AttributeError:
         return _MISSING
     except NotImplementedError:
@@ -299,7 +300,7 @@ def _shim_probe(mt, qualname, name, value, probe):
             return f"returns {type(out).__name__}"
         if str(out.dtype) != probe["dtype"] or list(out.shape) != probe["shape"]:
             return f"dtype/shape {out.dtype}/{list(out.shape)} (torch: {probe['dtype']}/{probe['shape']})"
-        if not _close(probe["values"], np.asarray(out.float().numpy(), dtype=np.float64).tolist()):
+        if not _close(probe["values"], np.asarray(out.detach().float().numpy(), dtype=np.float64).tolist()):
             return "values"
         if probe["grads"] is not None:
             leaves = [tensor(v, True) for v in (PROBE_X, PROBE_Y)[:probe["arity"]]]

@@ -271,6 +271,8 @@ _op("lu_solve_legacy", lambda T, x, b, **o: T.lu_solve(b, *T.linalg.lu_factor(x)
 _op("histogram", lambda T, x, **o: T.histogram(x, 4, **o), X)
 _op("linalg_householder_product", lambda T, a, t, **o: T.linalg.householder_product(a, t, **o), M34.T.copy(),
     X[0, :3])
+_op("geqrf", lambda T, a, **o: T.geqrf(a, **o), M34.T.copy())
+_op("ormqr", lambda T, a, t, c, **o: T.ormqr(a, t, c, **o), M34.T.copy(), X[0, :3], f32(4, 2))
 # ops the shim exposes without `out=` in torch's API for them: both must refuse it
 _op("argsort", lambda T, x, **o: T.argsort(x, 1, **o), X)
 _op("embedding", lambda T, x, **o: T.nn.functional.embedding(T.tensor([1, 0]), x, **o), X)

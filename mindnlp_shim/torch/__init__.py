@@ -2,7 +2,7 @@
 import importlib as _importlib
 
 from . import _runtime  # noqa: F401  (configures MindSpore before any op runs)
-from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit, _inplace_aliases, _function_forms
+from . import _dtype, _tensor, _bindings, _stand_ins, _tensor_audit, _inplace_aliases, _function_forms, _removed_api
 from ._dtype import (dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types,  # noqa: F401
                      TORCH_NAMES as _TORCH_NAMES)
 from ._device import device  # noqa: F401
@@ -110,7 +110,10 @@ from ._vmap import *  # noqa: E402,F401,F403
 from ._ops.small_functions import *  # noqa: E402,F401,F403
 from ._symbolic_checks import *  # noqa: E402,F401,F403
 from ._ops.segment_reduce import *  # noqa: E402,F401,F403
+from ._ops.householder_factors import *  # noqa: E402,F401,F403
+from ._removed_api import *  # noqa: E402,F401,F403
 narrow_copy = _tensor_extras.narrow_copy  # (the Tensor method's definition, tensor first)
 from . import _tensor_function_methods  # noqa: E402  (methods that are the torch functions)
 
 _tensor_function_methods.install()
+_removed_api.install()

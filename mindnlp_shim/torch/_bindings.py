@@ -247,6 +247,9 @@ def install():
     Tensor.random_ = _random_inplace(rnd.random_values)
     Tensor.bernoulli_ = _random_inplace(rnd.bernoulli_values)
     Tensor.exponential_ = _random_inplace(rnd.exponential_values)
+    Tensor.cauchy_ = _random_inplace(rnd.cauchy_values)
+    Tensor.log_normal_ = _random_inplace(rnd.log_normal_values)
+    Tensor.geometric_ = _random_inplace(rnd.geometric_values)
     Tensor.__hash__ = lambda self: id(self)  # defining __eq__ above resets hashing; tensors hash by identity
     Tensor.T = property(lambda self: sh.permute(self, tuple(reversed(range(self.ndim)))))
     Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))

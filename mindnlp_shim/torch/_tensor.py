@@ -324,11 +324,15 @@ class UntypedStorage:
             raise NotImplementedError("indexing a tensor's untyped_storage() is not supported on MindSpore")
         return UntypedStorage(array=self._array[index])
 
+    def _whole(self):
+        # MindSpore's storage of the tensor: for a view, the whole memory of its base (as torch's storage)
+        return mindspore._c_expression.TensorPy.untyped_storage(self._tensor)
+
     def data_ptr(self):
-        return self._tensor.data_ptr() if self._array is None else self._array.ctypes.data
+        return self._whole().data_ptr() if self._array is None else self._array.ctypes.data
 
     def nbytes(self):
-        return self._tensor.numel() * element_size(self._tensor) if self._array is None else self._array.nbytes
+        return self._whole().nbytes() if self._array is None else self._array.nbytes
 
     def size(self):
         return self.nbytes()
@@ -347,6 +351,13 @@ def untyped_storage(self):
 
 def is_shared(self):
     return False
+
+
+def pin_memory(self, device=None):
+    # torch pins host memory for an accelerator; with none (the CPU target) it refuses, and so does this
+    if PROCESS_DEVICE_TYPE == "cpu":
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return self  # (MindSpore's device copies need no pinned staging memory)
 
 
 # ---------------------------------------------------------------- printing
@@ -669,7 +680,7 @@ _METHODS = {
     "retain_grad": retain_grad, "to": to, "type": type_, "type_as": type_as, "cpu": cpu, "cuda": cuda,
     "numpy": numpy, "__array__": __array__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
     "new_full": new_full, "untyped_storage": untyped_storage, "is_shared": is_shared,
-    "share_memory_": lambda self: self, "pin_memory": lambda self, device=None: self,
+    "share_memory_": lambda self: self, "pin_memory": pin_memory,
     "is_pinned": lambda self, device=None: False, "get_device": lambda self: -1 if PROCESS_DEVICE_TYPE == "cpu" else 0,
     "__repr__": __repr__, "__str__": __repr__, "__format__": __format__, "__len__": __len__,
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__, "__hash__": __hash__, "__bool__": __bool__,

@@ -15,7 +15,9 @@ of these tables.
 """
 import mindspore
 
+from . import _removed_api
 from ._ops import linalg, matrix, placement, pointwise as pw, special_math as sm, statistics as st
+from ._ops import householder_factors, layout_factories, linalg_decompositions, linalg_lu
 
 Tensor = mindspore.Tensor
 
@@ -42,7 +44,9 @@ IMPLEMENTED = {
     "inner": matrix.inner, "ger": matrix.ger, "addmv": matrix.addmv, "addr": matrix.addr, "addbmm": matrix.addbmm,
     "adjoint": matrix.adjoint, "matrix_power": matrix.matrix_power, "cholesky": matrix.cholesky,
     "cross": linalg.cross, "cholesky_inverse": matrix.cholesky_inverse, "cholesky_solve": matrix.cholesky_solve,
-    "triangular_solve": matrix.triangular_solve,
+    "triangular_solve": matrix.triangular_solve, "qr": layout_factories.qr, "lu_solve": linalg_lu.torch_lu_solve,
+    "geqrf": householder_factors.geqrf, "orgqr": linalg_decompositions.householder_product,
+    "ormqr": householder_factors.ormqr, "lstsq": _removed_api.lstsq,
     # placement and reshaping
     "index_put": placement.index_put, "take": placement.take, "diagonal_scatter": placement.diagonal_scatter,
     "select_scatter": placement.select_scatter, "slice_scatter": placement.slice_scatter,
@@ -94,11 +98,7 @@ KEPT = {
                      "remove() (the shim's retain_grad uses it)",
 }
 
-_LINALG = "no MindSpore CPU kernel with a gradient serves it"
 REFUSED = {
-    "lu_solve": _LINALG, "geqrf": _LINALG, "orgqr": _LINALG, "ormqr": _LINALG,
-    "qr": "MindSpore's Qr has no gradient; use numpy.linalg.qr on .numpy() for values",
-    "lstsq": "removed from torch itself (use torch.linalg.lstsq)",
     "resize": "tensors cannot change size in place on MindSpore",
     "set_": "a tensor cannot take another's storage in place on MindSpore",
     "storage": "typed storages do not exist on MindSpore; use untyped_storage()",

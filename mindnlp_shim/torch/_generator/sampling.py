@@ -238,3 +238,29 @@ def multinomial_with_replacement(engine, rows, num_samples):
         u = unit_double(engine, num_samples)
         out[r] = np.minimum(np.searchsorted(cumulative, u, side="left"), row.size - 1)
     return out
+
+
+# ---------------------------------------------------------------- one double uniform per element, transformed
+_libm_tan = np.frompyfunc(math.tan, 1, 1)
+_libm_exp = np.frompyfunc(math.exp, 1, 1)
+
+
+def as_kind(values, kind):
+    """float64 samples stored into `kind` as torch's static_cast does (reduced floats through float32)."""
+    return values if kind == "float64" else round_to(values.astype(f32), kind)
+
+
+def cauchy(engine, n, kind, median=0.0, sigma=1.0):
+    """Cauchy(median, sigma): median + sigma * tan(pi * (u - 0.5)) in double, u a double uniform."""
+    u = unit_double(engine, n)
+    return as_kind(median + sigma * _libm_tan(math.pi * (u - 0.5)).astype(_F64), kind)
+
+
+def log_normal(engine, n, kind, mean=0.0, std=1.0):
+    """exp of torch's one-at-a-time double normal (which takes and leaves the generator's cached sample)."""
+    return as_kind(_libm_exp(_scalar_normals(engine, n, mean, std)).astype(_F64), kind)
+
+
+def geometric(engine, n, p):
+    """Geometric(p) on {1, 2, ...} as float64: ceil(log(u) / log1p(-p)), u a double uniform."""
+    return np.ceil(libm_log(unit_double(engine, n)) / math.log1p(-p))

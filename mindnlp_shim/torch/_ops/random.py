@@ -256,7 +256,7 @@ def bernoulli_values(t, p=0.5, generator=None):
         probs = np.broadcast_to(_probabilities(p), tuple(t.shape))
         return _as_tensor(sampling.bernoulli_tensor(engine, np.ascontiguousarray(probs)), t.dtype)
     if not 0 <= p <= 1:
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     return _fill(t, lambda n: sampling.bernoulli_scalar(engine, n, p))
 
 
@@ -265,3 +265,30 @@ def exponential_values(t, lambd=1.0, generator=None):
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     return _fill(t, lambda n: sampling.exponential(_engine(generator), n, _kind(t.dtype), lambd))
+
+
+def cauchy_values(t, median=0.0, sigma=1.0, generator=None):
+    if not (t.dtype in _dtype.FLOATING):
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {type_name(t.dtype)}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _fill(t, lambda n: sampling.cauchy(_engine(generator), n, _kind(t.dtype), median, sigma))
+
+
+def log_normal_values(t, mean=1.0, std=2.0, generator=None):
+    _floating_only(t.dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _fill(t, lambda n: sampling.log_normal(_engine(generator), n, _kind(t.dtype), mean, std))
+
+
+def geometric_values(t, p, generator=None):
+    if t.dtype == mindspore.bool_:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    kind = _kind(t.dtype)
+    # (integer kinds take the float64 counts as they are: whole numbers)
+    store = kind if kind in ("float32", "float16", "bfloat16") else "float64"
+    return _fill(t, lambda n: sampling.as_kind(sampling.geometric(_engine(generator), n, p), store))

@@ -1,0 +1,301 @@
+"""More torch.Tensor methods (and the torch functions they share a definition with) against real PyTorch
+in-process: the in-place random fills cauchy_ / log_normal_ / geometric_ bit for bit from the same seed, the QR
+family in Householder form (qr, geqrf, orgqr, ormqr) and lu_solve with their gradients, the linear algebra
+functions torch removed in 1.9 and the removed Variable attributes (torch's errors, values and warnings), and the
+storage queries (data_ptr offsets, untyped_storage, grad_fn, pin_memory) on views and results."""
+import warnings
+
+import numpy as np
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from test_tensor_method_parity import _run, _same, const  # (the comparison this module shares)
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+_rng = np.random.default_rng(41)
+
+
+def randn(*shape, dtype=np.float32):
+    return _rng.standard_normal(shape).astype(dtype)
+
+
+# ---------------------------------------------------------------- random fills, bit for bit
+FILLS = {
+    "cauchy_": [(), (0.5, 2.0), (-3.0, 0.25)],
+    "log_normal_": [(), (0.1, 0.5), (-1.0, 0.3)],
+    "geometric_": [(0.2,), (0.9,), (1e-3,)],
+}
+FLOAT_DTYPES = ("float32", "float64", "float16", "bfloat16")
+
+
+def _draws(T, method, args, dtype, sizes):
+    """The fills of one method on tensors of several sizes from one seed, then a randn that shows the generator
+    state the fills leave (log_normal_ takes and leaves the cached normal)."""
+    T.manual_seed(2024)
+    out = []
+    for size in sizes:
+        t = T.empty(size, dtype=getattr(T, dtype))
+        result = getattr(t, method)(*args)
+        assert result is t
+        out.append(t.double().numpy().copy())
+    out.append(T.randn(3, dtype=T.float64).numpy().copy())
+    return out
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("method", list(FILLS))
+def test_random_fill_draws_torch_numbers_bit_for_bit(method, dtype):
+    for args in FILLS[method]:
+        ours = _draws(mt, method, args, dtype, [(7,), (3, 5), (33,), (1,)])
+        theirs = _draws(rt, method, args, dtype, [(7,), (3, 5), (33,), (1,)])
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            assert a.tobytes() == b.tobytes(), f"{method}{args} {dtype} draw {i}: {a} vs torch {b}"
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "int16"])
+def test_geometric_fills_integer_tensors_like_torch(dtype):
+    ours = _draws(mt, "geometric_", (0.35,), dtype, [(20,), (2, 9)])
+    theirs = _draws(rt, "geometric_", (0.35,), dtype, [(20,), (2, 9)])
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_random_fills_use_a_given_generator_like_torch():
+    def draws(T):
+        g = T.Generator().manual_seed(77)
+        T.manual_seed(1)  # the global generator must not be the one used
+        x = T.empty(9).cauchy_(1.0, 3.0, generator=g)
+        y = T.empty(4, dtype=T.float64).log_normal_(generator=g)
+        z = T.empty(6).geometric_(0.5, generator=g)
+        return [t.double().numpy() for t in (x, y, z, T.rand(2))]
+
+    for a, b in zip(draws(mt), draws(rt)):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_random_fills_write_through_views_like_torch():
+    def filled(T):
+        T.manual_seed(5)
+        base = T.zeros(3, 4)
+        base[1].cauchy_()
+        base[:, 2].log_normal_()
+        base[0, :2].geometric_(0.3)
+        return base.numpy().copy()
+
+    np.testing.assert_array_equal(filled(mt), filled(rt))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.empty(3).cauchy_(0.0, 0.0), lambda T: T.empty(3).cauchy_(0.0, -1.0),
+    lambda T: T.empty(3, dtype=T.int64).cauchy_(),
+    lambda T: T.empty(3).log_normal_(0.0, 0.0), lambda T: T.empty(3, dtype=T.int64).log_normal_(),
+    lambda T: T.empty(3).geometric_(0.0), lambda T: T.empty(3).geometric_(1.0), lambda T: T.empty(3).geometric_(1.5),
+    lambda T: T.empty(3, dtype=T.bool).geometric_(0.5),
+], ids=["cauchy_sigma0", "cauchy_sigma<0", "cauchy_int", "log_normal_std0", "log_normal_int", "geometric_0",
+        "geometric_1", "geometric_1.5", "geometric_bool"])
+def test_random_fill_errors_match_torch(call):
+    with pytest.raises(Exception) as theirs:
+        call(rt)
+    with pytest.raises(Exception) as ours:
+        call(mt)
+    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+    if "expects" in str(theirs.value):
+        assert str(ours.value) == str(theirs.value)
+
+
+# ---------------------------------------------------------------- QR in Householder form, lu_solve
+def _geqrf(T, a):
+    return T.geqrf(a), a.geqrf()
+
+
+def _orgqr(T, a, tau):
+    return a.orgqr(tau), T.orgqr(a, tau)
+
+
+def _lu_solve(T, b, a):
+    LU, pivots = T.linalg.lu_factor(a)
+    return b.lu_solve(LU, pivots), T.lu_solve(b, LU, pivots)
+
+
+def _ormqr(left, transpose):
+    def run(T, a, tau, other):
+        return a.ormqr(tau, other, left, transpose), T.ormqr(a, tau, other, left=left, transpose=transpose)
+    return run
+
+
+_tall, _tau = randn(5, 3).astype(np.float64), randn(3).astype(np.float64)
+CASES = {
+    "qr": (lambda T, a: a.qr(), [randn(4, 3).astype(np.float64)]),
+    "qr_batched_float32": (lambda T, a: a.qr(some=True), [randn(2, 3, 3)]),
+    "qr_complete": (lambda T, a: (a.qr(some=False), a.mT.qr()), [const(randn(4, 3).astype(np.float64))]),
+    "geqrf_tall": (_geqrf, [const(randn(5, 3).astype(np.float64))]),
+    "geqrf_wide_batched": (_geqrf, [const(randn(2, 3, 4).astype(np.float64))]),
+    "geqrf_float32": (_geqrf, [const(randn(4, 4))]),
+    "orgqr": (_orgqr, [_tall, _tau]),
+    "orgqr_batched": (_orgqr, [randn(2, 4, 4).astype(np.float64), randn(2, 3).astype(np.float64)]),
+    "ormqr_left": (_ormqr(True, False), [_tall, _tau, randn(5, 2).astype(np.float64)]),
+    "ormqr_left_transpose": (_ormqr(True, True), [_tall, _tau, randn(5, 2).astype(np.float64)]),
+    "ormqr_right": (_ormqr(False, False), [_tall, _tau, randn(2, 5).astype(np.float64)]),
+    "ormqr_right_transpose": (_ormqr(False, True), [_tall, _tau, randn(2, 5).astype(np.float64)]),
+    "ormqr_of_geqrf": (lambda T, a, other: T.ormqr(*T.geqrf(a), other, transpose=True),
+                       [const(randn(4, 3).astype(np.float64)), randn(4, 2).astype(np.float64)]),
+    "lu_solve": (_lu_solve, [randn(3, 2).astype(np.float64), randn(3, 3).astype(np.float64)]),
+    "lu_solve_batched": (_lu_solve, [randn(2, 4, 1).astype(np.float64), randn(2, 4, 4).astype(np.float64)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_householder_family_matches_torch(name):
+    fn, arrays = CASES[name]
+    (ours, our_grads), (theirs, their_grads) = _run(mt, fn, arrays), _run(rt, fn, arrays)
+    _same(ours, theirs)
+    assert (our_grads is None) == (their_grads is None)
+    for i, (a, b) in enumerate(zip(our_grads or [], their_grads or [])):
+        _same(a, b, f"grad[{i}]")
+
+
+def test_geqrf_reconstructs_the_input_and_has_no_gradient_like_torch():
+    a = randn(4, 3).astype(np.float64)
+    for T in (mt, rt):
+        x = T.tensor(a, requires_grad=True)
+        factors, tau = T.geqrf(x)
+        Q = T.linalg.householder_product(factors, tau)
+        np.testing.assert_allclose((Q @ factors.detach().triu()[:3]).detach().numpy(), a, atol=1e-12)
+        with pytest.raises(RuntimeError):
+            (factors.sum() + tau.sum()).backward()
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.geqrf(T.ones(3)), lambda T: T.geqrf(T.ones(2, 2, dtype=T.int64)),
+    lambda T: T.ormqr(T.ones(4, 3), T.ones(3), T.ones(3, 2)),
+    lambda T: T.ormqr(T.ones(4, 3), T.ones(3), T.ones(2, 3), left=False),
+    lambda T: T.ormqr(T.ones(4, 3), T.ones(5), T.ones(4, 2)),
+], ids=["geqrf_1d", "geqrf_int", "ormqr_rows", "ormqr_cols", "ormqr_tau"])
+def test_householder_family_refuses_what_torch_refuses(call):
+    with pytest.raises(Exception) as theirs:
+        call(rt)
+    with pytest.raises(Exception) as ours:
+        call(mt)
+    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+
+
+def test_geqrf_and_ormqr_out_match_torch():
+    a, other = randn(4, 3).astype(np.float64), randn(4, 2).astype(np.float64)
+    seen = []
+    for T in (mt, rt):
+        fa, ft, fo = T.empty(0, dtype=T.float64), T.empty(0, dtype=T.float64), T.empty(0, dtype=T.float64)
+        result = T.geqrf(T.tensor(a), out=(fa, ft))
+        assert result[0] is fa and result[1] is ft
+        assert T.ormqr(fa, ft, T.tensor(other), out=fo) is fo
+        seen.append([fa.numpy().copy(), ft.numpy().copy(), fo.numpy().copy()])
+    for x, y in zip(*seen):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- what torch removed
+REMOVED_FUNCTIONS = {
+    "solve": lambda T, a: T.solve(a, a), "eig": lambda T, a: T.eig(a), "symeig": lambda T, a: T.symeig(a),
+    "lstsq": lambda T, a: T.lstsq(a, a), "matrix_rank": lambda T, a: T.matrix_rank(a),
+    "Tensor.solve": lambda T, a: a.solve(a), "Tensor.eig": lambda T, a: a.eig(),
+    "Tensor.symeig": lambda T, a: a.symeig(eigenvectors=True), "Tensor.lstsq": lambda T, a: a.lstsq(a),
+}
+
+
+@pytest.mark.parametrize("name", list(REMOVED_FUNCTIONS))
+def test_removed_linalg_functions_raise_torchs_error(name):
+    messages = []
+    for T in (rt, mt):
+        with pytest.raises(RuntimeError) as err:
+            REMOVED_FUNCTIONS[name](T, T.eye(3))
+        messages.append(str(err.value))
+    first = "This function was deprecated since version 1.9 and is now removed."
+    assert messages[0].startswith(first) and messages[1].startswith(first)
+    name = name.split(".")[-1]
+    if name != "symeig":  # (torch's own message names the replacement function; so must ours)
+        assert f"torch.linalg.{name}" in messages[0] and f"torch.linalg.{name}" in messages[1]
+
+
+def test_removed_variable_attributes_answer_like_torch():
+    def seen(T):
+        x = T.ones(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            volatile = x.volatile
+            x.volatile = True
+            after = x.volatile
+        with pytest.raises(RuntimeError) as err:
+            x.reinforce(1.0)
+        with pytest.raises(AttributeError):
+            x.name = "weights"
+        return (volatile, after, x.name, (x * 2).name, [(str(w.message), w.category) for w in caught],
+                str(err.value).splitlines()[0])
+
+    assert seen(mt) == seen(rt)
+
+
+# ---------------------------------------------------------------- storage queries
+def _views(T):
+    x = T.arange(24.0).reshape(4, 6)
+    return x, {"self": x, "view": x.view(6, 4), "rows": x[1:], "column": x[:, 2], "t": x.t(), "row": x[3],
+               "narrow": x.narrow(1, 2, 3), "expand": x[:1].expand(5, 6), "unsqueeze": x.unsqueeze(0),
+               "diagonal": x.diagonal(), "reshape": x.reshape(2, 12), "flatten": x.flatten()}
+
+
+def _storage_layout(T):
+    base, views = _views(T)
+    origin = base.data_ptr()
+    out = {}
+    for name, v in views.items():
+        storage = v.untyped_storage()
+        out[name] = (v.data_ptr() - origin, storage.data_ptr() - origin, storage.nbytes(), storage.size(),
+                     len(storage), str(storage.device))
+    fresh = {"clone": base.clone(), "contiguous": base.t().contiguous(), "sum": base.sum(0)}
+    for name, v in fresh.items():
+        storage = v.untyped_storage()
+        out[name] = (v.data_ptr() != origin, storage.data_ptr() == v.data_ptr(), storage.nbytes())
+    return out
+
+
+def test_data_ptr_and_untyped_storage_of_views_match_torch():
+    assert _storage_layout(mt) == _storage_layout(rt)
+
+
+def test_grad_fn_is_set_exactly_where_torch_sets_it():
+    def seen(T):
+        leaf = T.ones(2, 3, requires_grad=True)
+        plain = T.ones(2, 3)
+        with T.no_grad():
+            quiet = leaf * 2
+        results = {"leaf": leaf, "plain": plain, "op": leaf * 2, "op_of_plain": plain * 2, "no_grad": quiet,
+                   "detach": (leaf * 2).detach(), "view": (leaf * 2)[0], "sum": leaf.sum(),
+                   "compare": leaf > 0, "argmax": leaf.argmax(), "cast": leaf.double(), "int_cast": leaf.long()}
+        return {name: t.grad_fn is None for name, t in results.items()}
+
+    assert seen(mt) == seen(rt)
+
+
+def test_pin_memory_without_an_accelerator_fails_like_torch():
+    for T in (rt, mt):
+        with pytest.raises(RuntimeError, match="accelerator"):
+            T.ones(3).pin_memory()
+
+
+# what this module compares with real torch (read by tests/api_census.py)
+API_CENSUS = {
+    ("torch.Tensor.cauchy_", "torch.Tensor.log_normal_", "torch.Tensor.geometric_"): (
+        "test_random_fill_draws_torch_numbers_bit_for_bit", "test_random_fill_errors_match_torch"),
+    ("torch.Tensor.qr", "torch.Tensor.geqrf", "torch.Tensor.orgqr", "torch.Tensor.ormqr", "torch.Tensor.lu_solve",
+     "torch.geqrf", "torch.ormqr"): "test_householder_family_matches_torch",
+    ("torch.solve", "torch.eig", "torch.symeig", "torch.lstsq", "torch.matrix_rank", "torch.Tensor.solve",
+     "torch.Tensor.eig", "torch.Tensor.symeig", "torch.Tensor.lstsq"): "test_removed_linalg_functions_raise_torchs_error",
+    ("torch.Tensor.volatile", "torch.Tensor.reinforce", "torch.Tensor.name"):
+        "test_removed_variable_attributes_answer_like_torch",
+    ("torch.Tensor.data_ptr", "torch.Tensor.untyped_storage"): "test_data_ptr_and_untyped_storage_of_views_match_torch",
+    "torch.Tensor.grad_fn": "test_grad_fn_is_set_exactly_where_torch_sets_it",
+    "torch.Tensor.pin_memory": "test_pin_memory_without_an_accelerator_fails_like_torch",
+}
