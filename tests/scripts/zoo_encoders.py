@@ -12,6 +12,8 @@ VOCAB = 99
 NUM_LABELS = 3
 BERT_LIKE = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
                  max_position_embeddings=64, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+# dropout on for the Trainer step of RoBERTa (classifier) and ViT: train-mode steps under seeded masks
+BERT_DROPOUT = dict(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
 
 
 def roberta_config(tf, name, **extra):
@@ -164,7 +166,7 @@ FAMILIES = [
     Family("roberta", "RobertaForMaskedLM", lambda tf: roberta_config(tf, "RobertaConfig"), token_inputs(VOCAB)),
     Family("roberta_cls", "RobertaForSequenceClassification",
            lambda tf: roberta_config(tf, "RobertaConfig", num_labels=NUM_LABELS),
-           token_inputs(VOCAB, labels="class")),
+           token_inputs(VOCAB, labels="class"), trainer_dropout=BERT_DROPOUT),
     Family("xlm_roberta", "XLMRobertaForMaskedLM", lambda tf: roberta_config(tf, "XLMRobertaConfig"),
            token_inputs(VOCAB)),
     Family("distilbert", "DistilBertForSequenceClassification", distilbert_config,
@@ -180,7 +182,7 @@ FAMILIES = [
     Family("modernbert_cls", "ModernBertForSequenceClassification",
            lambda tf: modernbert_config(tf, num_labels=NUM_LABELS, classifier_pooling="mean"),
            token_inputs(VOCAB, labels="class", pad_id=0)),
-    Family("vit", "ViTForImageClassification", vit_config, image_inputs(16)),
+    Family("vit", "ViTForImageClassification", vit_config, image_inputs(16), trainer_dropout=BERT_DROPOUT),
     Family("swin", "SwinForImageClassification", swin_config, image_inputs(32)),
     Family("convnext", "ConvNextForImageClassification", convnext_config, image_inputs(32)),
     Family("clip", "CLIPModel", clip_config, clip_inputs,
