@@ -1,5 +1,6 @@
 """Run transformers' own common model tests (ModelTesterMixin, ConfigTester, TrainingTesterMixin from the
-pinned sdist) for BERT, GPT-2, Llama, T5, Mistral, Qwen2, OPT, BART and Mixtral under the shim, and print
+pinned sdist) for BERT, GPT-2, Llama, T5, Mistral, Qwen2, OPT, BART, Mixtral, GPT-NeoX, Qwen3, Gemma 2, Gemma 3
+(text), Phi-3, Falcon, Marian and mT5 under the shim, and print
 passed/failed/skipped per model.
 
     python tests/upstream/run.py [--models bert gpt2] [-k EXPR] [--failures] [--keep]

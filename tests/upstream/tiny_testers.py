@@ -65,3 +65,39 @@ class Seq2SeqTester:
         inputs = {"input_ids": input_ids, "attention_mask": random_attention_mask(shape),
                   "decoder_input_ids": decoder_input_ids, "decoder_attention_mask": random_attention_mask(shape)}
         return self.get_config(), inputs
+
+
+class T5StyleTester:
+    """A T5-layout encoder-decoder (T5, mT5): pad 0 (also the decoder start), EOS 1; every encoder row ends in its
+    one EOS token, as the sequence-classification head requires. batch_size 7 for the same reason as
+    Seq2SeqTester (upstream's T5 tester uses 13)."""
+
+    def __init__(self, parent, config_class, batch_size=7, seq_length=7, d_kv=8, d_ff=37, num_labels=3):
+        self.parent = parent
+        self.config_class = config_class
+        self.batch_size = batch_size
+        self.seq_length = self.encoder_seq_length = self.decoder_seq_length = seq_length
+        for name, value in SIZES.items():
+            setattr(self, name, value)
+        self.d_kv = d_kv
+        self.d_ff = d_ff
+        self.num_labels = num_labels
+        self.is_training = True
+        self.eos_token_id, self.pad_token_id = 1, 0
+
+    def get_config(self):
+        return self.config_class(
+            vocab_size=self.vocab_size, d_model=self.hidden_size, d_ff=self.d_ff, d_kv=self.d_kv,
+            num_layers=self.num_hidden_layers, num_decoder_layers=self.num_hidden_layers,
+            num_heads=self.num_attention_heads, relative_attention_num_buckets=8, dropout_rate=0.1,
+            initializer_factor=0.002, eos_token_id=self.eos_token_id, pad_token_id=self.pad_token_id,
+            bos_token_id=self.pad_token_id, decoder_start_token_id=self.pad_token_id)
+
+    def prepare_config_and_inputs_for_common(self):
+        shape = [self.batch_size, self.seq_length]
+        input_ids = ids_tensor(shape, self.vocab_size - 2) + 2  # ids >= 2: no pad, no EOS
+        input_ids[:, -1] = self.eos_token_id
+        decoder_input_ids = ids_tensor(shape, self.vocab_size - 2) + 2
+        inputs = {"input_ids": input_ids, "attention_mask": random_attention_mask(shape),
+                  "decoder_input_ids": decoder_input_ids, "decoder_attention_mask": random_attention_mask(shape)}
+        return self.get_config(), inputs
