@@ -2,7 +2,8 @@
 query/key/value and gate/up projections, grouped-query attention."""
 import unittest
 
-from transformers import Phi3Config, Phi3ForCausalLM, Phi3ForSequenceClassification, Phi3ForTokenClassification, Phi3Model
+from transformers import (Phi3Config, Phi3ForCausalLM, Phi3ForSequenceClassification, Phi3ForTokenClassification,
+                          Phi3Model)
 
 from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
