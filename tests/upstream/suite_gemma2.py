@@ -3,8 +3,8 @@ attention scores and logits, sliding-window and global layers alternating, scale
 attention."""
 import unittest
 
-from transformers import (Gemma2Config, Gemma2ForCausalLM, Gemma2ForSequenceClassification, Gemma2ForTokenClassification,
-                          Gemma2Model)
+from transformers import (Gemma2Config, Gemma2ForCausalLM, Gemma2ForSequenceClassification,
+                          Gemma2ForTokenClassification, Gemma2Model)
 
 from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
