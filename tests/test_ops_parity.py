@@ -728,7 +728,6 @@ GAPS = {
     "einsum_diagonal": lambda: mt.einsum("ii->i", mt.ones(3, 3)),
     "embedding_max_norm": lambda: mt.nn.functional.embedding(mt.tensor([0]), mt.ones(2, 2), max_norm=1.0),
     "norm_nuclear": lambda: mt.norm(mt.ones(2, 2), p="nuc"),
-    "resize_": lambda: mt.ones(2).resize_(3),
 }
 
 

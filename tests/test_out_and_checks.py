@@ -273,6 +273,7 @@ _op("linalg_householder_product", lambda T, a, t, **o: T.linalg.householder_prod
     X[0, :3])
 _op("geqrf", lambda T, a, **o: T.geqrf(a, **o), M34.T.copy())
 _op("ormqr", lambda T, a, t, c, **o: T.ormqr(a, t, c, **o), M34.T.copy(), X[0, :3], f32(4, 2))
+_op("as_strided_copy", lambda T, x, **o: T.as_strided_copy(x, (2, 2), (1, 2), 1, **o), X)
 # ops the shim exposes without `out=` in torch's API for them: both must refuse it
 _op("argsort", lambda T, x, **o: T.argsort(x, 1, **o), X)
 _op("embedding", lambda T, x, **o: T.nn.functional.embedding(T.tensor([1, 0]), x, **o), X)

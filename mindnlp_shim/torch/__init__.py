@@ -111,9 +111,13 @@ from ._ops.small_functions import *  # noqa: E402,F401,F403
 from ._symbolic_checks import *  # noqa: E402,F401,F403
 from ._ops.segment_reduce import *  # noqa: E402,F401,F403
 from ._ops.householder_factors import *  # noqa: E402,F401,F403
+from ._ops.strided_views import *  # noqa: E402,F401,F403
+from ._ops import strided_views as _strided_views  # noqa: E402
 from ._removed_api import *  # noqa: E402,F401,F403
 narrow_copy = _tensor_extras.narrow_copy  # (the Tensor method's definition, tensor first)
 from . import _tensor_function_methods  # noqa: E402  (methods that are the torch functions)
 
 _tensor_function_methods.install()
+conj_physical_ = Tensor.conj_physical_  # (the in-place method made just above, as torch's function form)
 _removed_api.install()
+_strided_views.install()

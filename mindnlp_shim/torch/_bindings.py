@@ -5,7 +5,7 @@ from mindspore.graph.api import _pynative_executor
 
 from . import _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
-from ._ops import buffers
+from ._ops import buffers, strided_views
 
 Tensor = mindspore.Tensor
 
@@ -209,10 +209,6 @@ def _zero_(self):
     return _fill_(self, 0)
 
 
-def _resize_(self, *size):
-    raise NotImplementedError("Tensor.resize_() is not supported on MindSpore: tensors cannot change size in place")
-
-
 _UNRECORDED = {"logical_and", "logical_or", "logical_not"}  # torch writes these in place outside autograd
 
 
@@ -241,7 +237,7 @@ def install():
         setattr(Tensor, name, _checked_inplace(fn))
     Tensor.fill_ = _fill_
     Tensor.zero_ = _zero_
-    Tensor.resize_ = _resize_
+    Tensor.resize_ = strided_views.resize_
     Tensor.normal_ = _random_inplace(rnd.normal_values)
     Tensor.uniform_ = _random_inplace(rnd.uniform_values)
     Tensor.random_ = _random_inplace(rnd.random_values)

@@ -17,7 +17,7 @@ import mindspore
 
 from . import _removed_api
 from ._ops import linalg, matrix, placement, pointwise as pw, special_math as sm, statistics as st
-from ._ops import householder_factors, layout_factories, linalg_decompositions, linalg_lu
+from ._ops import householder_factors, layout_factories, linalg_decompositions, linalg_lu, strided_views
 
 Tensor = mindspore.Tensor
 
@@ -46,7 +46,8 @@ IMPLEMENTED = {
     "cross": linalg.cross, "cholesky_inverse": matrix.cholesky_inverse, "cholesky_solve": matrix.cholesky_solve,
     "triangular_solve": matrix.triangular_solve, "qr": layout_factories.qr, "lu_solve": linalg_lu.torch_lu_solve,
     "geqrf": householder_factors.geqrf, "orgqr": linalg_decompositions.householder_product,
-    "ormqr": householder_factors.ormqr, "lstsq": _removed_api.lstsq,
+    "ormqr": householder_factors.ormqr, "lstsq": _removed_api.lstsq, "resize": strided_views.resize,
+    "set_": strided_views.set_,
     # placement and reshaping
     "index_put": placement.index_put, "take": placement.take, "diagonal_scatter": placement.diagonal_scatter,
     "select_scatter": placement.select_scatter, "slice_scatter": placement.slice_scatter,
@@ -99,8 +100,6 @@ KEPT = {
 }
 
 REFUSED = {
-    "resize": "tensors cannot change size in place on MindSpore",
-    "set_": "a tensor cannot take another's storage in place on MindSpore",
     "storage": "typed storages do not exist on MindSpore; use untyped_storage()",
     "index": "first-class dimensions (functorch.dim) are not provided",
 }

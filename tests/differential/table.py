@@ -1684,3 +1684,9 @@ NOT_GENERATED.update({f"torch.{n}": "Householder factors (geqrf has no gradient,
                                     "torch in tests/test_tensor_more_parity.py" for n in _householder_factors.__all__})
 NOT_GENERATED.update({f"torch.{n}": "removed from torch (RuntimeError): compared with real torch in "
                                     "tests/test_tensor_more_parity.py" for n in _removed_api.__all__})
+from mindnlp_shim.torch._ops import strided_views as _strided_views  # noqa: E402
+
+NOT_GENERATED.update({f"torch.{n}": "sizes, strides and offsets address the storage: compared with real torch in "
+                                    "tests/test_tensor_more_parity.py" for n in _strided_views.__all__})
+NOT_GENERATED["torch.conj_physical_"] = "the in-place method's function form: compared with real torch in " \
+                                        "tests/test_tensor_more_parity.py"
