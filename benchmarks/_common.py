@@ -89,6 +89,43 @@ def read_inputs(path):
         return {name: data[name] for name in ("input_ids", "attention_mask", "labels")}
 
 
+# Short sentences: each batch is padded to its own longest row, as transformers' DataCollatorWithPadding does;
+# the widths of consecutive batches differ (SHORT_WIDTHS), the other rows are 4 tokens up to the width.
+SHORT_MIN_TOKENS = 4
+SHORT_WIDTHS = (12, 10, 13, 11, 14, 12)
+SHORT_BATCHES = len(SHORT_WIDTHS)
+
+
+def write_short_inputs(path, vocab_size, batches=SHORT_BATCHES, seed=0):
+    """Several batches of short sentences with dynamic padding, stored as input_ids_<i>, attention_mask_<i>,
+    labels_<i>; `read_batches` returns them in order."""
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for index in range(batches):
+        width = SHORT_WIDTHS[index % len(SHORT_WIDTHS)]
+        lengths = rng.integers(SHORT_MIN_TOKENS, width + 1, size=BATCH)
+        lengths[rng.integers(BATCH)] = width  # the longest row sets the batch's width
+        input_ids = rng.integers(1000, vocab_size, size=(BATCH, width), dtype=np.int64)
+        input_ids[:, 0] = 101  # [CLS]
+        input_ids[np.arange(BATCH), lengths - 1] = 102  # [SEP]
+        attention_mask = (np.arange(width)[None, :] < lengths[:, None]).astype(np.int64)
+        input_ids[attention_mask == 0] = 0  # [PAD]
+        arrays[f"input_ids_{index}"] = input_ids
+        arrays[f"attention_mask_{index}"] = attention_mask
+        arrays[f"labels_{index}"] = rng.integers(0, NUM_LABELS, size=(BATCH,), dtype=np.int64)
+    np.savez(path, **arrays)
+
+
+def read_batches(path):
+    """The batches of an inputs file: one for write_inputs/write_lm_inputs, several for write_short_inputs."""
+    names = ("input_ids", "attention_mask", "labels")
+    with np.load(path) as data:
+        if "input_ids" in data.files:
+            return [{name: data[name] for name in names}]
+        count = sum(1 for key in data.files if key.startswith("input_ids_"))
+        return [{name: data[f"{name}_{index}"] for name in names} for index in range(count)]
+
+
 def write_classifier(path, hidden_size, seed=1):
     """A classification head for a checkpoint that has none (MiniLM), so all three start from equal weights."""
     from safetensors.numpy import save_file

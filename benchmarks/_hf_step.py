@@ -36,16 +36,25 @@ def load_model(torch, model_dir, extra_weights):
 
 
 def make_step(torch, model, batch, total_steps):
-    """A callable doing one optimizer step (or only the forward, with update=False); returns the loss."""
+    """A callable doing one optimizer step (or only the forward, with update=False); returns the loss.
+    `batch` is a list of batches (dicts of arrays), used in turn."""
     from transformers import get_linear_schedule_with_warmup
 
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=_common.LR, betas=_common.BETAS, eps=_common.ADAM_EPS, weight_decay=_common.WEIGHT_DECAY
     )
     scheduler = get_linear_schedule_with_warmup(optimizer, _common.WARMUP_SCHEDULE_STEPS, total_steps)
-    inputs = {name: torch.from_numpy(array) for name, array in batch.items()}
+    # One batch, or several (short sentences with dynamic padding) taken in turn, one per call.
+    batches = [{name: torch.from_numpy(array) for name, array in one.items()} for one in batch]
+    calls = [0]
+
+    def next_inputs():
+        inputs = batches[calls[0] % len(batches)]
+        calls[0] += 1
+        return inputs
 
     def step(update=True):
+        inputs = next_inputs()
         if not update:
             with torch.no_grad():
                 return model(**inputs).loss.item()
@@ -62,7 +71,7 @@ def make_step(torch, model, batch, total_steps):
 
 def measure(torch, args):
     """The child's body: load, then either time train-mode steps or report dropout-free losses (--check)."""
-    batch = _common.read_inputs(args.inputs)
+    batch = _common.read_batches(args.inputs)
     model = load_model(torch, args.model_dir, args.extra_weights)
     if args.check:
         model.eval()

@@ -104,28 +104,34 @@ class RawBertClassifier:
 
 
 def build(args):
-    """The model and the fixed batch; returns (loss_of(training) -> loss tensor, the parameters in order)."""
-    import mindspore
-
+    """The model and its batch (or batches, used in turn); returns (loss_of(training) -> loss tensor, the
+    parameters in order)."""
     with open(os.path.join(args.model_dir, "config.json")) as f:
         config = json.load(f)
     model = RawBertClassifier(config, load_weights(args.model_dir, args.extra_weights))
-    batch = _common.read_inputs(args.inputs)
+    prepared = [batch_tensors(batch, model.num_heads) for batch in _common.read_batches(args.inputs)]
+    calls = [0]
+
+    def loss_of(training):
+        tensors = prepared[calls[0] % len(prepared)]
+        calls[0] += 1
+        return model.loss(*tensors, training)
+
+    return loss_of, [model.params[name] for name in model.names]
+
+
+def batch_tensors(batch, num_heads):
+    """(input_ids, mask_bias, labels, token_type_ids, position_ids) of one batch as MindSpore tensors."""
+    import mindspore
+
     seq_len = batch["input_ids"].shape[1]
-    input_ids = mindspore.Tensor(batch["input_ids"])
-    labels = mindspore.Tensor(batch["labels"])
     # transformers adds the dtype's minimum where the mask is 0; the softmax then gives those keys exactly 0.
     mask = batch["attention_mask"].astype(np.float32)
     mask_bias = (1.0 - mask) * np.finfo(np.float32).min
-    scores_shape = (mask.shape[0], model.num_heads, seq_len, seq_len)
+    scores_shape = (mask.shape[0], num_heads, seq_len, seq_len)
     mask_bias = mindspore.Tensor(np.ascontiguousarray(np.broadcast_to(mask_bias[:, None, None, :], scores_shape)))
-    token_type_ids = mindspore.Tensor(np.zeros((seq_len,), np.int64))
-    position_ids = mindspore.Tensor(np.arange(seq_len, dtype=np.int64))
-
-    def loss_of(training):
-        return model.loss(input_ids, mask_bias, labels, token_type_ids, position_ids, training)
-
-    return loss_of, [model.params[name] for name in model.names]
+    return (mindspore.Tensor(batch["input_ids"]), mask_bias, mindspore.Tensor(batch["labels"]),
+            mindspore.Tensor(np.zeros((seq_len,), np.int64)), mindspore.Tensor(np.arange(seq_len, dtype=np.int64)))
 
 
 def body(args):

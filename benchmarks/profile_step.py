@@ -62,7 +62,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="profile_step_") as workdir:
         inputs = os.path.join(workdir, "inputs.npz")
         _common.write_inputs(inputs, _common.TINY_CONFIG["vocab_size"])
-        batch = _common.read_inputs(inputs)
+        batch = _common.read_batches(inputs)
     model = _hf_step.load_model(torch, model_dir, None)
     model.train()
     step = _hf_step.make_step(torch, model, batch, args.warmup + 2 * args.steps)

@@ -1,4 +1,5 @@
-"""All benchmarks, one command: dispatch overhead, import time, fine-tune peak memory, optimizer step time.
+"""All benchmarks, one command: dispatch overhead, import time, fine-tune peak memory, optimizer step time, and
+small tensors (the MiniLM step on short sentences, greedy decoding with a KV cache, MiniLM evaluation).
 
 Each benchmark runs as its own command (its table is printed as it finishes); at the end one table of ratios
 is printed and every figure is written to one JSON file.
@@ -28,6 +29,7 @@ BENCHMARKS = {
     # a MiniLM step takes 5-30 s on 2 shared cores, so a child gets more than trainer_step.py's default 180 s
     "step": ("trainer_step.py", ["--timeout", "1200"], ["--models", "tiny,tiny-llama", "--steps", "3", "--warmup",
                                                          "1", "--timeout", "600"]),
+    "small": ("small_inputs.py", [], ["--steps", "6", "--repeats", "2"]),
 }
 
 
@@ -121,7 +123,34 @@ def step_rows(figures):
     return rows
 
 
-ROW_MAKERS = {"dispatch": dispatch_rows, "import": import_rows, "memory": memory_rows, "step": step_rows}
+def small_rows(figures):
+    """Short-sentence step time against the floor and torch; decode and eval throughput against torch."""
+    parts, rows = figures.get("figures", {}), []
+    short = parts.get("short", {}).get("results", {})
+    ours = (short.get("ours") or {}).get("median_s")
+    for reference, label in (("raw", "raw MindSpore floor"), ("torch", "real torch")):
+        if reference in short:
+            theirs = short[reference].get("median_s")
+            rows.append(["short step minilm", "s per optimizer step, 16 sentences padded to 10-14 tokens (median)",
+                         f"{ours:.3f}" if ours else "failed", label, f"{theirs:.3f}" if theirs else "failed",
+                         ratio(ours, theirs), "lower is better"])
+    throughputs = [(f"decode {key.replace('/batch', ' batch ')}", "new tokens/s, greedy with KV cache", entry,
+                    "tokens_per_s", entry.get("tokens_equal"), "tokens")
+                   for key, entry in parts.get("decode", {}).items() if isinstance(entry, dict) and "results" in entry]
+    if "eval" in parts:
+        throughputs.append(("eval minilm", "samples/s, no_grad, batch 16", parts["eval"], "samples_per_s",
+                            parts["eval"].get("logits_close"), "logits"))
+    for name, figure, entry, key, same, what in throughputs:
+        ours = (entry["results"].get("ours") or {}).get(key)
+        theirs = (entry["results"].get("torch") or {}).get(key)
+        note = {True: f"{what} equal to torch", False: f"{what} DIFFER from torch", None: ""}[same]
+        rows.append([name, figure, f"{ours:.1f}" if ours else "failed", "real torch",
+                     f"{theirs:.1f}" if theirs else "failed", ratio(ours, theirs), "higher is better; " + note])
+    return rows
+
+
+ROW_MAKERS = {"dispatch": dispatch_rows, "import": import_rows, "memory": memory_rows, "step": step_rows,
+              "small": small_rows}
 
 
 def summary_rows(all_figures):

@@ -62,3 +62,24 @@ def test_tiny_llama_floor_computes_the_same_losses_as_ours_and_real_torch(tmp_pa
         assert len(losses[impl]) == 3
         for mine, theirs in zip(losses[impl], reference):
             assert abs(mine - theirs) <= 1e-4 * abs(theirs), (impl, losses[impl], reference)
+
+
+SMALL_INPUTS = os.path.join(REPO_ROOT, "benchmarks", "small_inputs.py")
+
+
+def test_decode_benchmark_checks_our_tokens_against_real_torch(tmp_path):
+    """small_inputs.py's decode part (kept small: the Llama, batch 1, 4 new tokens, one timed call): both
+    implementations report a throughput, and ours' greedy tokens are compared with real torch's and agree."""
+    out = tmp_path / "small.json"
+    proc = subprocess.run(
+        [sys.executable, SMALL_INPUTS, "--parts", "decode", "--impls", "ours,torch", "--families", "llama",
+         "--batches", "1", "--new-tokens", "4", "--repeats", "1", "--json", str(out)],
+        cwd=str(tmp_path), env=dict(os.environ, GLOG_v="3"), capture_output=True, text=True, timeout=400,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    entry = figures["figures"]["decode"]["llama/batch1"]
+    assert entry["tokens_equal"] is True
+    for impl in ("ours", "torch"):
+        assert entry["results"][impl]["tokens_per_s"] > 0, entry["results"][impl]
+    assert figures["differ_from_torch"] == []

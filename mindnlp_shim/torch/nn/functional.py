@@ -17,6 +17,7 @@ from ..autograd.function import Function as _Function
 from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
 from ..random import _engine, _numpy_rng
 from . import _blockwise_attention as _blockwise
+from . import _grouped_query_attention as _gqa
 from . import _lean_backward as _lean
 from ._grouped_mm import grouped_mm  # noqa: F401  (mixture-of-experts layers)
 
@@ -86,7 +87,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise IndexError(f"embedding(): index out of range in self: index {low if low < 0 else high} is outside "
                          f"a table of {weight._shape[0]} rows")
     out = ops.gather(weight, input, 0)
-    if padding_idx is not None and weight._requires_grad:
+    if padding_idx is not None and _lean._records(weight):
         # torch gives the padding row no gradient; the forward value stays the row's value
         keep = ops.expand_dims(ops.not_equal(input, padding_idx), -1)
         out = ops.where(keep, out, ops.stop_gradient(out))
@@ -119,8 +120,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     # gamma goes in as an op's output, never as the leaf parameter itself: measured on MindSpore 2.10, when a
     # leaf gamma equals an earlier gamma that was written in place while a detached alias of it was alive
     # (a fresh LayerNorm in a second model after training a first one while holding its state_dict), the
-    # LayerNorm backward computes the input's gradient from the earlier gamma's values.
-    gamma = ops.mul(weight, 1) if weight.dtype == input.dtype else ops.cast(weight, input.dtype)
+    # LayerNorm backward computes the input's gradient from the earlier gamma's values. Outside autograd there is
+    # no backward, and the parameter goes in as it is (one kernel fewer per call: eval and decoding).
+    if weight.dtype != input.dtype:
+        gamma = ops.cast(weight, input.dtype)
+    elif _lean._records(input, weight, bias):
+        gamma = ops.mul(weight, 1)
+    else:
+        gamma = weight
     prim = _layer_norm_prim(input.ndim - len(normalized_shape), float(eps))
     if input.dtype == mindspore.float32:
         y = _lean.layer_norm(input, gamma, ops.cast(bias, input.dtype), prim)
@@ -685,6 +692,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scaled before the product (L*E elements instead of L*S), k is never transposed in memory (BatchMatMul with
     transpose_b), and masks are applied as one broadcast addition (a boolean mask becomes 0/-inf on its own,
     smaller, shape first)."""
+    if enable_gqa and _gqa.applies(query, key, value, dropout_p, _lean._records(query, key, value)):
+        causal = _causal_additive_mask(query.shape[-2], key.shape[-2], query.dtype) if is_causal else None
+        if causal is not None and attn_mask is not None:
+            raise RuntimeError("scaled_dot_product_attention: attn_mask and is_causal cannot both be set")
+        return _gqa.attention(scaled_dot_product_attention, query, key, value, attn_mask, causal, scale)
     if enable_gqa and key.shape[-3] != query.shape[-3]:
         groups = query.shape[-3] // key.shape[-3]
         key = ops.repeat_interleave(key, groups, key.ndim - 3)

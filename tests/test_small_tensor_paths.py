@@ -1,0 +1,146 @@
+"""The cheaper paths for small tensors give real PyTorch's results: grouped-query attention with the query heads
+stacked instead of repeated keys/values (nn/_grouped_query_attention.py), `Tensor.clone` as one Identity
+kernel, and `F.embedding` with a padding_idx outside autograd; each also checked to take the cheaper path."""
+import numpy as np
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+_rng = np.random.default_rng(7)
+
+
+def randn(*shape):
+    return _rng.standard_normal(shape).astype(np.float32)
+
+
+def _mask_with_dead_row(length, keys):
+    mask = np.tril(np.ones((length, keys), bool), keys - length)
+    mask[1] = False  # a query row that sees no key: torch gives zeros there
+    return mask
+
+
+# (query shape, key/value length, mask array or None, is_causal)
+GQA_CASES = {
+    "decode_row_no_mask": ((2, 8, 1, 16), 7, None, False),
+    "prompt_causal": ((2, 8, 5, 16), 5, None, True),
+    "causal_rectangular": ((1, 6, 4, 16), 6, None, True),
+    "bool_mask_2d_dead_row": ((2, 8, 4, 16), 6, _mask_with_dead_row(4, 6), False),
+    "float_mask_per_batch": ((2, 8, 3, 16), 5, np.where(_rng.random((2, 1, 3, 5)) < 0.3, -1e9, 0).astype(np.float32),
+                             False),
+    "float_mask_per_head": ((2, 8, 3, 16), 5, randn(2, 8, 3, 5), False),
+    "bool_padding_mask": ((2, 8, 1, 16), 5, np.array([[True] * 5, [False, True, True, True, True]]).reshape(2, 1, 1, 5),
+                          False),
+}
+
+
+def _gqa_inputs(case):
+    shape, keys, mask, causal = GQA_CASES[case]
+    batch, heads, length, size = shape
+    return randn(*shape), randn(batch, 2, keys, size), randn(batch, 2, keys, size), mask, causal
+
+
+def _attention(T, q, k, v, mask, causal):
+    with T.no_grad():
+        out = T.nn.functional.scaled_dot_product_attention(
+            T.from_numpy(q), T.from_numpy(k), T.from_numpy(v), attn_mask=None if mask is None else T.from_numpy(mask),
+            is_causal=causal, enable_gqa=True)
+    return out.numpy()
+
+
+@pytest.mark.parametrize("case", list(GQA_CASES))
+def test_grouped_query_attention_matches_torch(case, monkeypatch):
+    q, k, v, mask, causal = _gqa_inputs(case)
+    # the stacked path must serve it: repeating the keys and values is the plain path's first step
+    monkeypatch.setattr(mt.nn.functional.ops, "repeat_interleave",
+                        lambda *a, **k: pytest.fail("keys/values were repeated"))
+    ours = _attention(mt, q, k, v, mask, causal)
+    theirs = _attention(rt, q, k, v, mask, causal)
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=2e-6)
+
+
+def test_grouped_query_attention_under_autograd_keeps_the_recorded_path():
+    q, k, v, mask, causal = _gqa_inputs("prompt_causal")
+    grads = []
+    for T in (mt, rt):
+        query = T.from_numpy(q).requires_grad_(True)
+        out = T.nn.functional.scaled_dot_product_attention(query, T.from_numpy(k), T.from_numpy(v), is_causal=True,
+                                                           enable_gqa=True)
+        (out * T.from_numpy(randn(*out.shape) * 0 + 1.5)).sum().backward()
+        grads.append((out.detach().numpy(), query.grad.numpy()))
+    np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-5, atol=2e-6)
+    np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "bool"])
+def test_clone_is_a_copy_as_torch_makes_it(dtype):
+    values = np.array([-0.0, 1.5, -2.0, 0.0], np.float32)
+    results = []
+    for T in (mt, rt):
+        x = T.from_numpy(values).to(getattr(T, dtype))
+        y = x.clone()
+        y[1] = 7  # new storage: the source keeps its value
+        results.append((x.float().numpy(), y.float().numpy(), T.signbit(y.float()).numpy(), str(y.dtype)))
+    ours, theirs = results
+    for a, b in zip(ours[:3], theirs[:3]):
+        np.testing.assert_array_equal(a, b)
+    assert ours[3].split(".")[-1] == theirs[3].split(".")[-1]
+
+
+def test_clone_passes_gradients_back():
+    for T in (mt, rt):
+        w = T.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        (w.clone() * T.tensor([2.0, 3.0, 4.0])).sum().backward()
+        np.testing.assert_array_equal(w.grad.numpy(), [2.0, 3.0, 4.0])
+
+
+def test_clone_takes_one_identity_kernel(monkeypatch):
+    x = mt.from_numpy(randn(3, 4))
+    monkeypatch.setattr(mt._tensor.ops, "add", lambda *a, **k: pytest.fail("clone added a zero"))
+    np.testing.assert_array_equal(x.clone().numpy(), x.numpy())
+
+
+def test_embedding_padding_idx_outside_autograd(monkeypatch):
+    table, ids = randn(6, 4), np.array([[0, 2, 5], [5, 0, 1]])
+    results = []
+    for T in (mt, rt):
+        weight = T.from_numpy(table).requires_grad_(True)
+        with T.no_grad():
+            results.append(T.nn.functional.embedding(T.from_numpy(ids), weight, padding_idx=0).numpy())
+    np.testing.assert_array_equal(*results)
+    # outside autograd nothing needs the padding row's gradient cut: no extra where/compare kernels
+    monkeypatch.setattr(mt.nn.functional.ops, "where", lambda *a, **k: pytest.fail("masked a gradient"))
+    with mt.no_grad():
+        mt.nn.functional.embedding(mt.from_numpy(ids), mt.from_numpy(table).requires_grad_(True), padding_idx=0)
+
+
+def test_embedding_padding_idx_under_autograd_cuts_the_padding_gradient():
+    table, ids = randn(6, 4), np.array([[0, 2, 5], [5, 0, 1]])
+    grads = []
+    for T in (mt, rt):
+        weight = T.from_numpy(table).requires_grad_(True)
+        T.nn.functional.embedding(T.from_numpy(ids), weight, padding_idx=0).sum().backward()
+        grads.append(weight.grad.numpy())
+    np.testing.assert_array_equal(*grads)
+    assert not grads[0][0].any()
+
+
+def test_layer_norm_outside_autograd_uses_the_parameter_directly(monkeypatch):
+    x, w, b = randn(2, 3, 8), randn(8), randn(8)
+    results = []
+    for T in (mt, rt):
+        weight, bias = T.from_numpy(w).requires_grad_(True), T.from_numpy(b).requires_grad_(True)
+        with T.no_grad():
+            results.append(T.nn.functional.layer_norm(T.from_numpy(x), (8,), weight, bias, 1e-5).numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-6)
+    # the copy of gamma guards a backward; outside autograd there is none, so no multiply runs
+    monkeypatch.setattr(mt.nn.functional.ops, "mul", lambda *a, **k: pytest.fail("gamma was copied"))
+    with mt.no_grad():
+        mt.nn.functional.layer_norm(mt.from_numpy(x), (8,), mt.from_numpy(w).requires_grad_(True),
+                                    mt.from_numpy(b), 1e-5)
