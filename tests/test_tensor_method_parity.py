@@ -269,10 +269,7 @@ def _run(T, fn, arrays):
 
 
 # disagreements with torch, kept visible (a fix turns them into failures: strict)
-XFAIL = {
-    "cholesky": "Tensor.cholesky's backward reaches MindSpore's CholeskyGrad, which has no CPU kernel",
-    "data": "an op on the .data alias of a leaf that requires grad is recorded (its result requires grad)",
-}
+XFAIL = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=XFAIL[n]))
@@ -314,7 +311,8 @@ API_CENSUS = {
         'torch.Tensor.H', 'torch.Tensor.T', 'torch.Tensor.mT', 'torch.Tensor.mH', 'torch.Tensor.adjoint',
         'torch.Tensor.addbmm', 'torch.Tensor.addmv', 'torch.Tensor.addr', 'torch.Tensor.backward',
         'torch.Tensor.bincount', 'torch.Tensor.bitwise_left_shift', 'torch.Tensor.bitwise_right_shift',
-        'torch.Tensor.cholesky_inverse', 'torch.Tensor.cholesky_solve', 'torch.Tensor.cov', 'torch.Tensor.cummax',
+        'torch.Tensor.cholesky', 'torch.Tensor.cholesky_inverse', 'torch.Tensor.cholesky_solve', 'torch.Tensor.cov',
+        'torch.Tensor.cummax',
         'torch.Tensor.cummin', 'torch.Tensor.det', 'torch.Tensor.logdet', 'torch.Tensor.slogdet',
         'torch.Tensor.inverse', 'torch.Tensor.matrix_power', 'torch.Tensor.trace', 'torch.Tensor.svd',
         'torch.Tensor.diag', 'torch.Tensor.diagflat', 'torch.Tensor.diagonal_scatter',
@@ -343,7 +341,7 @@ API_CENSUS = {
         'torch.Tensor.is_complex', 'torch.Tensor.is_signed', 'torch.Tensor.itemsize', 'torch.Tensor.nbytes',
         'torch.Tensor.is_cpu', 'torch.Tensor.is_cuda', 'torch.Tensor.is_meta', 'torch.Tensor.get_device',
         'torch.Tensor.is_sparse', 'torch.Tensor.is_quantized', 'torch.Tensor.is_mkldnn', 'torch.Tensor.is_nested',
-        'torch.Tensor.tolist',
+        'torch.Tensor.tolist', 'torch.Tensor.data',
     ): "test_method_matches_torch",
     ("torch.mode", "torch.index_reduce"): "test_method_matches_torch",
 }

@@ -144,6 +144,8 @@ CASES = {
     "ormqr_right_transpose": (_ormqr(False, True), [_tall, _tau, randn(2, 5).astype(np.float64)]),
     "ormqr_of_geqrf": (lambda T, a, other: T.ormqr(*T.geqrf(a), other, transpose=True),
                        [const(randn(4, 3).astype(np.float64)), randn(4, 2).astype(np.float64)]),
+    "cholesky_upper": (lambda T, a: (T.cholesky(a @ a.mT + 3 * T.eye(3), upper=True),
+                                     (a @ a.mT + 3 * T.eye(3)).cholesky(True)), [randn(3, 3).astype(np.float64)]),
     "lu_solve": (_lu_solve, [randn(3, 2).astype(np.float64), randn(3, 3).astype(np.float64)]),
     "lu_solve_batched": (_lu_solve, [randn(2, 4, 1).astype(np.float64), randn(2, 4, 4).astype(np.float64)]),
 }

@@ -152,15 +152,16 @@ def _get_data(self):
     """`t.data`: the same storage outside autograd, so that `p.data.mul_(2)`, `p.data.copy_(v)` or
     `p.data += d` on a parameter update it (torch allows these on leaves that require grad).
 
-    A tensor that does not require grad is its own data. For one that does, the alias is MindSpore's full-slice
-    view (writes into it reach the base), marked `_is_data_alias`: it reports requires_grad False and the
-    in-place methods write through it with recording off (see `_bindings._checked_inplace`)."""
-    if not (self._requires_grad and self._is_leaf) or self.ndim == 0:
-        return self  # (0-d: MindSpore has no view of a 0-d tensor; in-place through it raises like on the leaf)
+    A tensor that does not require grad is its own data. For one that does, the alias is MindSpore's
+    stop_gradient of it (the same memory, so writes into it reach the tensor; ops on it are not recorded),
+    marked `_is_data_alias`: it reports requires_grad False and the in-place methods write through it with
+    recording off (see `_bindings._checked_inplace`)."""
+    if not _get_requires_grad(self):
+        return self
     from .autograd.grad_mode import no_grad
 
     with no_grad():
-        alias = _ms_getitem(self, slice(None))
+        alias = ops.stop_gradient(self)  # (shares the memory; ops on it are not recorded, as on torch's .data)
     alias._is_data_alias = True
     return alias
 
