@@ -144,3 +144,45 @@ def test_layer_norm_outside_autograd_uses_the_parameter_directly(monkeypatch):
     with mt.no_grad():
         mt.nn.functional.layer_norm(mt.from_numpy(x), (8,), mt.from_numpy(w).requires_grad_(True),
                                     mt.from_numpy(b), 1e-5)
+
+
+def _masked_attention(T, q, k, v, mask):
+    with T.no_grad():
+        return T.nn.functional.scaled_dot_product_attention(T.from_numpy(q), T.from_numpy(k), T.from_numpy(v),
+                                                            attn_mask=mask).numpy()
+
+
+def test_a_mask_written_in_place_between_calls_is_not_served_stale():
+    q, k, v = randn(2, 4, 3, 8), randn(2, 4, 5, 8), randn(2, 4, 5, 8)
+    first = np.ones((2, 1, 3, 5), bool)
+    first[1, :, :, 3:] = False
+    second = first.copy()
+    second[0, :, 1, :] = False  # a row that now sees no key
+    second[1, :, 0, 1] = False
+    outputs = []
+    for T in (mt, rt):
+        mask = T.from_numpy(first.copy())
+        a = _masked_attention(T, q, k, v, mask)
+        b = _masked_attention(T, q, k, v, mask)  # the same values again
+        mask[...] = T.from_numpy(second)  # written in place: same object, new values
+        c = _masked_attention(T, q, k, v, mask)
+        outputs.append((a, b, c))
+    for ours, theirs in zip(*outputs):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=2e-6)
+    assert not np.allclose(outputs[0][0], outputs[0][2])
+
+
+def test_a_mask_with_the_same_values_is_built_once(monkeypatch):
+    q, k, v = randn(1, 2, 3, 8), randn(1, 2, 4, 8), randn(1, 2, 4, 8)
+    values = np.array([True, True, False, True]).reshape(1, 1, 1, 4)
+    expected = _masked_attention(rt, q, k, v, rt.from_numpy(values))
+    np.testing.assert_allclose(_masked_attention(mt, q, k, v, mt.from_numpy(values)), expected, rtol=1e-5,
+                               atol=2e-6)
+    # a new tensor with equal values (as every layer of a model receives): the additive form is not rebuilt
+    monkeypatch.setattr(mt.nn.functional.ops, "masked_fill", lambda *a, **k: pytest.fail("mask rebuilt"))
+    np.testing.assert_allclose(_masked_attention(mt, q, k, v, mt.from_numpy(values.copy())), expected, rtol=1e-5,
+                               atol=2e-6)
+    # a float mask of another dtype is built, not confused with the boolean one
+    monkeypatch.undo()
+    bias = np.where(values, 0.0, -np.inf).astype(np.float32)
+    np.testing.assert_allclose(_masked_attention(mt, q, k, v, mt.from_numpy(bias)), expected, rtol=1e-5, atol=2e-6)

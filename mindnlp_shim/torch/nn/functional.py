@@ -17,6 +17,7 @@ from ..autograd.function import Function as _Function
 from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
 from ..random import _engine, _numpy_rng
 from . import _blockwise_attention as _blockwise
+from . import _attention_mask_memo as _mask_memo
 from . import _grouped_query_attention as _gqa
 from . import _lean_backward as _lean
 from ._grouped_mm import grouped_mm  # noqa: F401  (mixture-of-experts layers)
@@ -745,10 +746,13 @@ def _additive_attention_mask(query, key, attn_mask, is_causal):
         return _causal_additive_mask(query.shape[-2], key.shape[-2], query.dtype), None
     if attn_mask is None:
         return None, None
+    return _mask_memo.additive_mask(attn_mask, query.dtype, lambda: _additive_form(attn_mask, query.dtype))
+
+
+def _additive_form(attn_mask, dtype):
     if attn_mask.dtype == mindspore.bool_:
-        attn_mask = ops.masked_fill(ops.zeros(attn_mask.shape, query.dtype), ops.logical_not(attn_mask),
-                                    float("-inf"))
-    attn_mask = ops.cast(attn_mask, query.dtype) if attn_mask.dtype != query.dtype else attn_mask
+        attn_mask = ops.masked_fill(ops.zeros(attn_mask.shape, dtype), ops.logical_not(attn_mask), float("-inf"))
+    attn_mask = ops.cast(attn_mask, dtype) if attn_mask.dtype != dtype else attn_mask
     return _without_fully_masked_rows(attn_mask)
 
 
