@@ -433,6 +433,62 @@ def test_torch_conj_physical__is_the_in_place_method():
     assert mt.conj_physical_ is mt.Tensor.conj_physical_
 
 
+# ---------------------------------------------------------------- istft
+def _spectrogram(T, signal, n_fft, hop, window, **kw):
+    return T.stft(signal, n_fft, hop_length=hop, window=window, return_complex=True, **kw)
+
+
+ISTFT = {  # (the spectrograms come from const signals: the shim's complex stft takes no gradient)
+    "round_trip_batched": (lambda T, s, w: T.istft(_spectrogram(T, s, 8, 2, w.detach()), 8, hop_length=2, window=w),
+                           [const(randn(2, 40).astype(np.float64)), np.hanning(10)[1:-1].astype(np.float64)]),
+    "unbatched_length": (lambda T, s, w: _spectrogram(T, s, 8, 2, w).istft(8, 2, window=w, length=37),
+                         [const(randn(40).astype(np.float64)), const(np.hanning(10)[1:-1].astype(np.float64))]),
+    "short_window_normalized": (
+        lambda T, s, w: T.istft(_spectrogram(T, s, 8, 3, w.detach(), win_length=6, normalized=True), 8,
+                                hop_length=3, win_length=6, window=w, normalized=True),
+        [const(randn(33).astype(np.float64)), np.hanning(8)[1:-1].astype(np.float64)]),
+    "two_sided_not_centred": (
+        lambda T, s, w: T.istft(_spectrogram(T, s, 8, 4, w, onesided=False, center=False), 8, hop_length=4,
+                                window=w, onesided=False, center=False),
+        [const(randn(36).astype(np.float64)), const(np.full(8, 0.8))]),
+    "spectrum_gradient": (
+        lambda T, re, im, w: T.istft(T.complex(re, im), 8, hop_length=2, window=w, length=30),
+        [randn(5, 13).astype(np.float64), randn(5, 13).astype(np.float64), np.hanning(10)[1:-1].astype(np.float64)]),
+}
+
+
+@pytest.mark.parametrize("name", list(ISTFT))
+def test_istft_matches_torch(name):
+    fn, arrays = ISTFT[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (ours, our_grads), (theirs, their_grads) = _run(mt, fn, arrays), _run(rt, fn, arrays)
+    _same(ours, theirs)
+    assert (our_grads is None) == (their_grads is None)
+    for i, (a, b) in enumerate(zip(our_grads or [], their_grads or [])):
+        _same(a, b, f"grad[{i}]")
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: T.istft(T.view_as_real(x), 8), lambda T, x: T.istft(x[0, 0], 8), lambda T, x: T.istft(x[None], 8),
+    lambda T, x: T.istft(x, 8, hop_length=9), lambda T, x: T.istft(x, 8, win_length=9),
+    lambda T, x: T.istft(x, 10), lambda T, x: T.istft(x, 8, onesided=False),
+    lambda T, x: T.istft(x, 8, window=T.ones(5)),
+    lambda T, x: T.istft(x, 8, center=False, window=T.hann_window(8)),
+    lambda T, x: T.istft(x, 8, window=T.ones(8, dtype=T.complex64)),
+], ids=["real", "1d", "4d", "hop", "win_length", "freqs", "two_sided", "window_size", "envelope", "complex_window"])
+def test_istft_refuses_what_torch_refuses(call):
+    def spectrogram(T):
+        return T.stft(T.tensor(np.linspace(-1, 1, 80, dtype=np.float32).reshape(2, 40)), 8, window=T.ones(8),
+                      return_complex=True)
+
+    with pytest.raises(Exception) as theirs:
+        call(rt, spectrogram(rt))
+    with pytest.raises(Exception) as ours:
+        call(mt, spectrogram(mt))
+    assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
+
+
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     ("torch.Tensor.cauchy_", "torch.Tensor.log_normal_", "torch.Tensor.geometric_"): (
@@ -453,4 +509,5 @@ API_CENSUS = {
      "torch.Tensor.set_"): ("test_in_place_geometry_and_aliasing_match_torch",
                             "test_storage_geometry_errors_match_torch"),
     "torch.conj_physical_": "test_torch_conj_physical__is_the_in_place_method",
+    ("torch.istft", "torch.Tensor.istft"): ("test_istft_matches_torch", "test_istft_refuses_what_torch_refuses"),
 }
