@@ -1,7 +1,7 @@
 """The parameterisation the discrete distributions share: exactly one of `probs` and `logits` is given, the other
 is derived on first use."""
 from ... import torch
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 def given_one(probs, logits):
@@ -26,6 +26,33 @@ class ProbsOrLogits:
     @property
     def param_shape(self):
         return self._param.shape
+
+    def _store_probs_or_logits(self, probs, logits, *companions):
+        """Stores the one of `probs` / `logits` given (as `_param` too), broadcast with `companions` (such as a
+        total count); returns the companions broadcast and cast to its dtype."""
+        given_one(probs, logits)
+        name, given = ("probs", probs) if probs is not None else ("logits", logits)
+        *companions, param = broadcast_all(*companions, given)
+        setattr(self, name, param)
+        self._param = param
+        return [companion.type_as(param) for companion in companions]
+
+
+class TemperedBaseParams:
+    """Mixin for the relaxed distributions defined as a transform of a tempered base distribution (RelaxedBernoulli,
+    RelaxedOneHotCategorical): `temperature`, `probs` and `logits` are the base's."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
 
 
 def as_tensor(value):

@@ -1,7 +1,7 @@
 """torch.distributions.bernoulli.Bernoulli: 1 with probability `probs` (or sigmoid(`logits`)), else 0."""
 from ... import torch
 from . import constraints
-from ._probs_or_logits import ProbsOrLogits, given_one
+from ._probs_or_logits import ProbsOrLogits
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -14,13 +14,7 @@ class Bernoulli(ProbsOrLogits, ExponentialFamily):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        given_one(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
+        self._store_probs_or_logits(probs, logits)
         super().__init__(self._param.shape, validate_args=validate_args)
 
     @property

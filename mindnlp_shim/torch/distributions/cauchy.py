@@ -2,29 +2,16 @@
 import math
 
 from ... import torch
-from . import constraints
+from ._location_scale import LocationScale
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
+class Cauchy(LocationScale, Distribution):
     @property
     def mean(self):
         return torch.full(tuple(self._extended_shape()), float("nan"), dtype=self.loc.dtype)
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

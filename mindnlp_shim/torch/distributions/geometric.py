@@ -2,7 +2,7 @@
 trials."""
 from ... import torch
 from . import constraints
-from ._probs_or_logits import ProbsOrLogits, given_one
+from ._probs_or_logits import ProbsOrLogits
 from .distribution import Distribution
 from .utils import broadcast_all, clamp_exact
 
@@ -14,13 +14,7 @@ class Geometric(ProbsOrLogits, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        given_one(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
+        self._store_probs_or_logits(probs, logits)
         super().__init__(self._param.shape, validate_args=validate_args)
         if self._validate_args and probs is not None and not bool(self.probs.gt(0).all()):
             raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "

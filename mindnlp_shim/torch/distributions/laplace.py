@@ -1,29 +1,12 @@
 """torch.distributions.laplace.Laplace: density exp(-|x - loc| / scale) / (2 scale)."""
 from ... import torch
-from . import constraints
+from ._location_scale import LocationScale
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
+class Laplace(LocationScale, Distribution):
     @property
     def stddev(self):
         return (2 ** 0.5) * self.scale

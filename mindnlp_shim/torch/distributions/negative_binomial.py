@@ -5,9 +5,8 @@ import numpy as np
 from ... import torch
 from ..random import _numpy_rng
 from . import constraints
-from ._probs_or_logits import ProbsOrLogits, given_one
+from ._probs_or_logits import ProbsOrLogits
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["NegativeBinomial"]
 
@@ -18,15 +17,7 @@ class NegativeBinomial(ProbsOrLogits, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        given_one(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            self._param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            self._param = self.logits
+        (self.total_count,) = self._store_probs_or_logits(probs, logits, total_count)
         super().__init__(self._param.shape, validate_args=validate_args)
 
     @property

@@ -3,32 +3,15 @@ import math
 import numbers
 
 from ... import torch
-from . import constraints
+from ._location_scale import LocationScale
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
 
 __all__ = ["Normal"]
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
 
-class Normal(ExponentialFamily):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
+class Normal(LocationScale, ExponentialFamily):
     @property
     def stddev(self):
         return self.scale

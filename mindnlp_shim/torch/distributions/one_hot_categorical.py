@@ -1,33 +1,16 @@
 """torch.distributions.one_hot_categorical.OneHotCategorical: a Categorical whose values are one-hot vectors."""
 from ... import torch
 from . import constraints
-from .categorical import Categorical
+from ._categorical_events import CategoricalEvents
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(CategoricalEvents, Distribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}
     support = constraints.one_hot
     has_enumerate_support = True
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        self._categorical = Categorical(probs, logits)
-        param = self._categorical._param
-        super().__init__(param.shape[:-1], param.shape[-1:], validate_args=validate_args)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

@@ -4,7 +4,7 @@ import math
 
 from ... import torch
 from . import constraints
-from ._probs_or_logits import ProbsOrLogits, given_one
+from ._probs_or_logits import ProbsOrLogits, TemperedBaseParams
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
@@ -20,13 +20,7 @@ class LogitRelaxedBernoulli(ProbsOrLogits, Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        given_one(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            self._param = self.probs
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self._param = self.logits
+        self._store_probs_or_logits(probs, logits)
         super().__init__(self._param.shape, validate_args=validate_args)
 
     def rsample(self, sample_shape=torch.Size()):
@@ -45,7 +39,7 @@ class LogitRelaxedBernoulli(ProbsOrLogits, Distribution):
         return log_temperature + diff - 2 * torch.nn.functional.softplus(diff)
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(TemperedBaseParams, TransformedDistribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
@@ -53,15 +47,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = LogitRelaxedBernoulli(temperature, probs, logits)
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -297,17 +297,26 @@ class ReshapeTransform(Transform):
         return torch.zeros(batch, dtype=x.dtype)
 
 
-class ExpTransform(Transform):
+class ParameterFreeTransform(Transform):
+    """A transform without parameters: all instances of one such class are equal (a subclass of it counts as it)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if ParameterFreeTransform in cls.__bases__:
+            cls._equal_to_instances_of = cls
+
+    def __eq__(self, other):
+        return isinstance(other, self._equal_to_instances_of)
+
+    __hash__ = object.__hash__
+
+
+class ExpTransform(ParameterFreeTransform):
     """y = exp(x)."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = 1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -343,17 +352,12 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(ParameterFreeTransform):
     """y = 1 / (1 + exp(-x)), kept inside (0, 1) by clamping to the dtype's eps."""
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = 1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         finfo = torch.finfo(x.dtype)
@@ -368,17 +372,12 @@ class SigmoidTransform(Transform):
         return -torch.nn.functional.softplus(-x) - torch.nn.functional.softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(ParameterFreeTransform):
     """y = log(1 + exp(x))."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = 1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return torch.nn.functional.softplus(x)
@@ -390,17 +389,12 @@ class SoftplusTransform(Transform):
         return -torch.nn.functional.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(ParameterFreeTransform):
     """y = tanh(x)."""
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = 1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -413,15 +407,10 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - torch.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(ParameterFreeTransform):
     """y = |x| (not injective: the inverse picks the positive root)."""
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -479,15 +468,10 @@ class AffineTransform(Transform):
     inverse_shape = forward_shape
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(ParameterFreeTransform):
     """Unconstrained vectors to the simplex: softmax over the last dimension (not bijective)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
