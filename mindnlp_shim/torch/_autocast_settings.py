@@ -73,69 +73,54 @@ def _get_dtype(device_type):
     return region[1] if region is not None else _dtype_default(device_type)
 
 
-def is_autocast_cpu_enabled():
-    _deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
-    return _is_enabled("cpu")
+# torch keeps older per-device names (is_autocast_cpu_enabled, set_autocast_gpu_dtype ...) that warn and then do
+# what the device-type form does; each is built below for its device.
+def _named(function, name):
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
-def is_autocast_ipu_enabled():
-    _deprecated("is_autocast_ipu_enabled()", "is_autocast_enabled('ipu')")
-    return _is_enabled("ipu")
+def _is_enabled_spelling(device):
+    def is_enabled():
+        _deprecated(f"is_autocast_{device}_enabled()", f"is_autocast_enabled('{device}')")
+        return _is_enabled(device)
+    return _named(is_enabled, f"is_autocast_{device}_enabled")
 
 
-def is_autocast_xla_enabled():
-    _deprecated("is_autocast_xla_enabled()", "is_autocast_enabled('xla')")
-    return _is_enabled("xla")
+def _set_enabled_spelling(device):
+    def set_enabled(enabled):
+        _deprecated(f"set_autocast_{device}_enabled(enabled)", f"set_autocast_enabled('{device}', enabled)")
+        _write(device, enabled=enabled)
+    return _named(set_enabled, f"set_autocast_{device}_enabled")
 
 
-def set_autocast_cpu_enabled(enabled):
-    _deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
-    _write("cpu", enabled=enabled)
+def _get_dtype_spelling(device):
+    def get_dtype():
+        _deprecated(f"get_autocast_{device}_dtype()", f"get_autocast_dtype('{device}')")
+        return _get_dtype(device)
+    return _named(get_dtype, f"get_autocast_{device}_dtype")
 
 
-def set_autocast_ipu_enabled(enabled):
-    _deprecated("set_autocast_ipu_enabled(enabled)", "set_autocast_enabled('ipu', enabled)")
-    _write("ipu", enabled=enabled)
+def _set_dtype_spelling(spelled, device_type):
+    def set_dtype(dtype):
+        _deprecated(f"set_autocast_{spelled}_dtype(dtype)", f"set_autocast_dtype('{device_type}', dtype)")
+        _write(device_type, dtype=dtype)
+    return _named(set_dtype, f"set_autocast_{spelled}_dtype")
 
 
-def set_autocast_xla_enabled(enabled):
-    _deprecated("set_autocast_xla_enabled(enabled)", "set_autocast_enabled('xla', enabled)")
-    _write("xla", enabled=enabled)
-
-
-def get_autocast_cpu_dtype():
-    _deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
-    return _get_dtype("cpu")
-
-
-def get_autocast_ipu_dtype():
-    _deprecated("get_autocast_ipu_dtype()", "get_autocast_dtype('ipu')")
-    return _get_dtype("ipu")
-
-
-def get_autocast_xla_dtype():
-    _deprecated("get_autocast_xla_dtype()", "get_autocast_dtype('xla')")
-    return _get_dtype("xla")
-
-
-def set_autocast_cpu_dtype(dtype):
-    _deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
-    _write("cpu", dtype=dtype)
-
-
-def set_autocast_gpu_dtype(dtype):
-    _deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
-    _write("cuda", dtype=dtype)
-
-
-def set_autocast_ipu_dtype(dtype):
-    _deprecated("set_autocast_ipu_dtype(dtype)", "set_autocast_dtype('ipu', dtype)")
-    _write("ipu", dtype=dtype)
-
-
-def set_autocast_xla_dtype(dtype):
-    _deprecated("set_autocast_xla_dtype(dtype)", "set_autocast_dtype('xla', dtype)")
-    _write("xla", dtype=dtype)
+is_autocast_cpu_enabled = _is_enabled_spelling("cpu")
+is_autocast_ipu_enabled = _is_enabled_spelling("ipu")
+is_autocast_xla_enabled = _is_enabled_spelling("xla")
+set_autocast_cpu_enabled = _set_enabled_spelling("cpu")
+set_autocast_ipu_enabled = _set_enabled_spelling("ipu")
+set_autocast_xla_enabled = _set_enabled_spelling("xla")
+get_autocast_cpu_dtype = _get_dtype_spelling("cpu")
+get_autocast_ipu_dtype = _get_dtype_spelling("ipu")
+get_autocast_xla_dtype = _get_dtype_spelling("xla")
+set_autocast_cpu_dtype = _set_dtype_spelling("cpu", "cpu")
+set_autocast_gpu_dtype = _set_dtype_spelling("gpu", "cuda")
+set_autocast_ipu_dtype = _set_dtype_spelling("ipu", "ipu")
+set_autocast_xla_dtype = _set_dtype_spelling("xla", "xla")
 
 
 def is_autocast_cache_enabled():
