@@ -1,19 +1,11 @@
 """ConvTranspose1d/2d: (N, C_in, *) -> (N, C_out, *), weights (C_in, C_out/groups, *kernel); the adjoint of the
 convolution with the same arguments. `forward(input, output_size)` picks the output_padding that gives that
 size, as torch."""
-import math
-
-from .. import functional as F, init
-from ..parameter import Parameter
-from ..._ops.creation import empty
-from .module import Module
+from .. import functional as F
+from .conv import _ConvWeights, _tuple
 
 
-def _tuple(v, n):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
-
-
-class _ConvTransposeNd(Module):
+class _ConvTransposeNd(_ConvWeights):
     _dims = 0
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
@@ -28,19 +20,7 @@ class _ConvTransposeNd(Module):
         self.kernel_size, self.stride = _tuple(kernel_size, n), _tuple(stride, n)
         self.padding, self.dilation = _tuple(padding, n), _tuple(dilation, n)
         self.output_padding, self.padding_mode, self.transposed = _tuple(output_padding, n), padding_mode, True
-        self.weight = Parameter(empty((in_channels, out_channels // groups) + self.kernel_size, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in else 0
-            init.uniform_(self.bias, -bound, bound)
+        self._create_parameters((in_channels, out_channels // groups) + self.kernel_size, out_channels, bias, dtype)
 
     def _output_padding(self, input, output_size):
         if output_size is None:
