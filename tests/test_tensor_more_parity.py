@@ -489,6 +489,58 @@ def test_istft_refuses_what_torch_refuses(call):
     assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
 
 
+# ---------------------------------------------------------------- randomized low-rank SVD
+LOWRANK = {
+    "svd_tall": (lambda T, a: T.svd_lowrank(a, q=3), randn(7, 5).astype(np.float64)),
+    "svd_wide_float32": (lambda T, a: T.svd_lowrank(a, q=2, niter=1), randn(3, 9)),
+    "svd_with_M": (lambda T, a: T.svd_lowrank(a, q=4, niter=0, M=a.mean(0, keepdim=True)),
+                   randn(6, 5).astype(np.float64)),
+    "svd_batched": (lambda T, a: T.svd_lowrank(a, q=2), randn(2, 6, 4).astype(np.float64)),
+    "pca": (lambda T, a: T.pca_lowrank(a, q=2), randn(8, 5).astype(np.float64)),
+    "pca_uncentred": (lambda T, a: T.pca_lowrank(a, center=False, niter=3), randn(5, 7).astype(np.float64)),
+}
+
+
+def _lowrank(T, name, a, grad):
+    fn, _ = LOWRANK[name]
+    T.manual_seed(123)
+    x = T.tensor(a, requires_grad=grad)
+    U, S, V = fn(T, x)
+    after = T.rand(3).numpy()  # (the generator has made the same draws)
+    return x, U, S, V, after
+
+
+@pytest.mark.parametrize("name", list(LOWRANK))
+def test_randomized_svd_matches_torch_for_a_seed(name):
+    """Singular values as torch's; singular vectors as torch's up to the sign of each (u_i, v_i) pair, the
+    freedom torch documents; the gradient of a sign-free function of the factors as torch's."""
+    a = LOWRANK[name][1]
+    _, U, S, V, after = _lowrank(mt, name, a, False)
+    _, rU, rS, rV, rafter = _lowrank(rt, name, a, False)
+    tol = dict(rtol=1e-4, atol=1e-5) if a.dtype == np.float32 else dict(rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(S.numpy(), rS.numpy(), **tol)
+    signs = np.sign((U.numpy() * rU.numpy()).sum(-2, keepdims=True))
+    np.testing.assert_allclose(U.numpy() * signs, rU.numpy(), **tol)
+    np.testing.assert_allclose(V.numpy() * signs, rV.numpy(), **tol)
+    np.testing.assert_array_equal(after, rafter)
+    grads = []
+    for T in (mt, rt):
+        x, U, S, V, _ = _lowrank(T, name, a, True)
+        w = T.tensor(np.linspace(-1, 1, U.shape[-2] * V.shape[-2]).reshape(U.shape[-2], V.shape[-2]),
+                     dtype=x.dtype)
+        loss = (S * S).sum() + ((U * S.unsqueeze(-2)) @ V.mH * w).sum()
+        grads.append(T.autograd.grad(loss, x)[0].numpy())
+    # (the float64 gradient of MindSpore's SVD, which linalg.svd uses, is float32-accurate: ~1e-7 relative)
+    np.testing.assert_allclose(grads[0], grads[1], **(tol if a.dtype == np.float32 else dict(rtol=1e-5, atol=1e-6)))
+
+
+def test_pca_lowrank_refuses_what_torch_refuses():
+    for call in (lambda T: T.pca_lowrank(T.ones(3, 4), q=5), lambda T: T.pca_lowrank(T.ones(3, 4), niter=-1)):
+        for T in (rt, mt):
+            with pytest.raises(ValueError):
+                call(T)
+
+
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     ("torch.Tensor.cauchy_", "torch.Tensor.log_normal_", "torch.Tensor.geometric_"): (
@@ -509,5 +561,6 @@ API_CENSUS = {
      "torch.Tensor.set_"): ("test_in_place_geometry_and_aliasing_match_torch",
                             "test_storage_geometry_errors_match_torch"),
     "torch.conj_physical_": "test_torch_conj_physical__is_the_in_place_method",
+    ("torch.svd_lowrank", "torch.pca_lowrank"): "test_randomized_svd_matches_torch_for_a_seed",
     ("torch.istft", "torch.Tensor.istft"): ("test_istft_matches_torch", "test_istft_refuses_what_torch_refuses"),
 }

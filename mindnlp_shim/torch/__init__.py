@@ -113,6 +113,7 @@ from ._ops.segment_reduce import *  # noqa: E402,F401,F403
 from ._ops.householder_factors import *  # noqa: E402,F401,F403
 from ._ops.strided_views import *  # noqa: E402,F401,F403
 from ._ops.inverse_stft import *  # noqa: E402,F401,F403
+from ._ops.lowrank import *  # noqa: E402,F401,F403
 from ._ops import strided_views as _strided_views  # noqa: E402
 from ._removed_api import *  # noqa: E402,F401,F403
 narrow_copy = _tensor_extras.narrow_copy  # (the Tensor method's definition, tensor first)

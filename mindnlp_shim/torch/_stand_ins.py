@@ -83,7 +83,6 @@ TORCH_ATTRIBUTES = {
     "Stream": Stream,
     "contiguous_format": contiguous_format, "preserve_format": preserve_format, "channels_last": channels_last,
     "channels_last_3d": channels_last_3d, "_assert": _assert,
-    "svd_lowrank": unsupported("svd_lowrank", "no randomized SVD is implemented"),
 }
 
 
