@@ -10,6 +10,7 @@ State: `step`, `mu_product` (0-dim float32), `exp_avg`, `exp_avg_sq`.
 import numpy as np
 
 from . import _checks, _storage
+from ._adam_moments import adam_hyper, decay_and_moments
 from ._elementwise import ElementwiseOptimizer, advance_step, apply_rule, read_scalar, scalar_state, write_scalar
 from .optimizer import Optimizer, check_implementation_flags
 
@@ -37,10 +38,7 @@ class NAdam(ElementwiseOptimizer, Optimizer):
 
     @staticmethod
     def _hyper(group):
-        beta1, beta2 = (_storage.as_float(b) for b in group["betas"])
-        return dict(lr=_storage.as_float(group["lr"]), beta1=beta1, beta2=beta2, eps=group["eps"],
-                    weight_decay=group["weight_decay"], momentum_decay=group["momentum_decay"],
-                    decoupled=group["decoupled_weight_decay"], maximize=group["maximize"])
+        return dict(adam_hyper(group), momentum_decay=group["momentum_decay"])
 
     @staticmethod
     def _prepare_state(param, state, group):
@@ -63,13 +61,8 @@ class NAdam(ElementwiseOptimizer, Optimizer):
 
 
 def _rule(m, p, g, s, *, step, lr, beta1, beta2, eps, weight_decay, decoupled, mu, mu_next, mu_product):
-    if weight_decay != 0:
-        if decoupled:
-            p = p * (1 - lr * weight_decay)
-        else:
-            g = g + weight_decay * p
-    exp_avg = m.lerp(s["exp_avg"], g, 1 - beta1)
-    exp_avg_sq = s["exp_avg_sq"] * beta2 + (1 - beta2) * g * g
+    p, g, exp_avg, exp_avg_sq = decay_and_moments(m, p, g, s, lr=lr, beta1=beta1, beta2=beta2,
+                                                  weight_decay=weight_decay, decoupled=decoupled)
     denom = m.sqrt(exp_avg_sq / (1 - beta2 ** step)) + eps
     p = p + (-lr * (1.0 - mu) / (1.0 - mu_product)) * (g / denom)
     p = p + ((-lr * mu_next) / (1.0 - mu_product * mu_next)) * (exp_avg / denom)

@@ -10,6 +10,7 @@
 State: `step` (0-dim float32), `exp_avg`, `exp_avg_sq`.
 """
 from . import _checks, _storage
+from ._adam_moments import adam_hyper, decay_and_moments
 from ._elementwise import ElementwiseOptimizer, advance_step, apply_rule
 from .optimizer import Optimizer, check_implementation_flags
 
@@ -31,12 +32,7 @@ class RAdam(ElementwiseOptimizer, Optimizer):
                                       foreach=foreach, capturable=capturable,
                                       decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
 
-    @staticmethod
-    def _hyper(group):
-        beta1, beta2 = (_storage.as_float(b) for b in group["betas"])
-        return dict(lr=_storage.as_float(group["lr"]), beta1=beta1, beta2=beta2, eps=group["eps"],
-                    weight_decay=group["weight_decay"], decoupled=group["decoupled_weight_decay"],
-                    maximize=group["maximize"])
+    _hyper = staticmethod(adam_hyper)
 
     @staticmethod
     def _prepare_state(param, state, group):
@@ -53,13 +49,8 @@ class RAdam(ElementwiseOptimizer, Optimizer):
 
 
 def _rule(m, p, g, s, *, step, lr, beta1, beta2, eps, weight_decay, decoupled):
-    if weight_decay != 0:
-        if decoupled:
-            p = p * (1 - lr * weight_decay)
-        else:
-            g = g + weight_decay * p
-    exp_avg = m.lerp(s["exp_avg"], g, 1 - beta1)
-    exp_avg_sq = s["exp_avg_sq"] * beta2 + (1 - beta2) * g * g
+    p, g, exp_avg, exp_avg_sq = decay_and_moments(m, p, g, s, lr=lr, beta1=beta1, beta2=beta2,
+                                                  weight_decay=weight_decay, decoupled=decoupled)
     bias_correction1 = 1 - beta1 ** step
     bias_correction2 = 1 - beta2 ** step
     corrected = exp_avg / bias_correction1
