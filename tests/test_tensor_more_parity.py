@@ -281,6 +281,29 @@ def test_grad_fn_is_set_exactly_where_torch_sets_it():
     assert seen(mt) == seen(rt)
 
 
+def _sharing(T):
+    x = T.arange(6.0)
+    v = x[2:]
+    seen = [x.is_shared(), v.is_shared()]
+    assert x.share_memory_() is x
+    seen += [x.is_shared(), v.is_shared(), x.tolist(), v.data_ptr() - x.data_ptr()]
+    x[3] = 100.0
+    x.add_(1)
+    seen += [v.tolist(), (x * 2).is_shared(), x.clone().is_shared(), x.view(2, 3).is_shared()]
+    empty = T.ones(0)
+    empty.share_memory_()
+    seen.append(empty.is_shared())
+    p = T.nn.Parameter(T.arange(3.0))
+    p.share_memory_()
+    (p * p).sum().backward()
+    seen += [p.is_shared(), p.requires_grad, p.grad.tolist(), p.untyped_storage().nbytes()]
+    return seen
+
+
+def test_share_memory_moves_the_storage_with_its_views_like_torch():
+    assert _sharing(mt) == _sharing(rt)
+
+
 def test_pin_memory_without_an_accelerator_fails_like_torch():
     for T in (rt, mt):
         with pytest.raises(RuntimeError, match="accelerator"):
@@ -554,6 +577,7 @@ API_CENSUS = {
     ("torch.Tensor.data_ptr", "torch.Tensor.untyped_storage"): "test_data_ptr_and_untyped_storage_of_views_match_torch",
     "torch.Tensor.grad_fn": "test_grad_fn_is_set_exactly_where_torch_sets_it",
     "torch.Tensor.pin_memory": "test_pin_memory_without_an_accelerator_fails_like_torch",
+    "torch.Tensor.share_memory_": "test_share_memory_moves_the_storage_with_its_views_like_torch",
     ("torch.as_strided", "torch.Tensor.as_strided", "torch.as_strided_copy", "torch.as_strided_scatter",
      "torch.Tensor.as_strided_scatter", "torch.Tensor.resize", "torch.Tensor.resize_as"): (
         "test_strided_views_match_torch", "test_storage_geometry_errors_match_torch"),

@@ -355,7 +355,23 @@ def untyped_storage(self):
 
 
 def is_shared(self):
-    return False
+    # (whether the storage, shared by every view of it, lives in shared memory; device memory always does)
+    if PROCESS_DEVICE_TYPE != "cpu":
+        return True
+    return bool(mindspore._c_expression.TensorPy.untyped_storage(self).is_shared()) or \
+        getattr(self, "_empty_storage_shared", False)
+
+
+def share_memory_(self):
+    """Moves the storage (with every view of it) into shared memory, keeping its bytes, as torch does on the CPU;
+    a no-op for device memory and for a storage already there."""
+    if PROCESS_DEVICE_TYPE == "cpu":
+        storage = mindspore._c_expression.TensorPy.untyped_storage(self)
+        if storage.nbytes() == 0:
+            self._empty_storage_shared = True  # (no memory to map: only the answer of is_shared() changes)
+        elif not storage.is_shared():
+            storage._share_fd_cpu_()
+    return self
 
 
 def pin_memory(self, device=None):
@@ -685,7 +701,7 @@ _METHODS = {
     "retain_grad": retain_grad, "to": to, "type": type_, "type_as": type_as, "cpu": cpu, "cuda": cuda,
     "numpy": numpy, "__array__": __array__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
     "new_full": new_full, "untyped_storage": untyped_storage, "is_shared": is_shared,
-    "share_memory_": lambda self: self, "pin_memory": pin_memory,
+    "share_memory_": share_memory_, "pin_memory": pin_memory,
     "is_pinned": lambda self, device=None: False, "get_device": lambda self: -1 if PROCESS_DEVICE_TYPE == "cpu" else 0,
     "__repr__": __repr__, "__str__": __repr__, "__format__": __format__, "__len__": __len__,
     "__deepcopy__": __deepcopy__, "__reduce_ex__": __reduce_ex__, "__hash__": __hash__, "__bool__": __bool__,
