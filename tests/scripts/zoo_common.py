@@ -18,8 +18,10 @@ and runs in three phases, all families of a phase in one process (start-up is th
 
 "Measure" is the same code on both sides (`measure`): the inputs, eval-mode outputs, train-mode outputs and loss,
 every parameter's gradient, the parameters after one AdamW step, and `generate` tokens where the family
-generates. Each phase writes D/<phase>.npz keyed "<family>/<what>/..." and prints a JSON summary last; an
-exception in one family is recorded as "<family>/error" and the others go on.
+generates. `--trainer NAME ...` adds one transformers.Trainer step for those families in the build and shim phases
+(zoo_trainer_step.py); `--trainer-only` runs nothing else (build still saves the model and its weights). Each
+phase writes D/<phase>.npz keyed "<family>/<what>/..." and prints a JSON summary last; an exception in one family
+is recorded as "<family>/error" and the others go on.
 
 The test side (`run_phases`, `load_results`, `run_check` and the `check_*` functions) compares the phases; a test module
 parametrizes the checks over its families (see tests/test_zoo_encoders.py). This module imports neither torch
