@@ -564,6 +564,78 @@ def test_pca_lowrank_refuses_what_torch_refuses():
                 call(T)
 
 
+# ---------------------------------------------------------------- hashing, loading and dequantizing
+HASHES = [
+    (lambda T: T.tensor([1.0, 2.0, 3.0]), {}), (lambda T: T.tensor([[1, 2], [3, 4]]), dict(dim=1, keepdim=True)),
+    (lambda T: T.tensor([1, 2, 3], dtype=T.int32), {}), (lambda T: T.tensor([True, False]), {}),
+    (lambda T: T.tensor([1.5], dtype=T.float16), {}), (lambda T: T.tensor([-1]), {}),
+    (lambda T: T.arange(24.0).reshape(2, 3, 4), dict(dim=[0, 2])), (lambda T: T.arange(6).reshape(2, 3), dict(dim=-1)),
+    (lambda T: T.tensor([1.1], dtype=T.bfloat16), {}), (lambda T: T.tensor([200], dtype=T.uint8), {}),
+    (lambda T: T.tensor(3.5), {}), (lambda T: T.tensor([float("nan"), -0.0]), {}), (lambda T: T.ones(2, 0), dict(dim=0)),
+    (lambda T: T.ones(2, 3, dtype=T.float64, requires_grad=True), dict(dim=(0, 1), keepdim=True)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(HASHES)))
+def test_hash_tensor_matches_torch(case):
+    make, kwargs = HASHES[case]
+    ours, theirs = mt.hash_tensor(make(mt), **kwargs), make(rt).hash_tensor(**kwargs)
+    assert (str(ours.dtype), tuple(ours.shape), ours.requires_grad) == \
+        (str(theirs.dtype), tuple(theirs.shape), theirs.requires_grad)
+    assert np.asarray(ours.numpy()).tolist() == np.asarray(theirs.numpy()).tolist()
+    assert np.asarray(make(mt).hash_tensor(**kwargs).numpy()).tolist() == np.asarray(ours.numpy()).tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.ones(2).hash_tensor(mode=1), lambda T: T.ones(2, dtype=T.complex64).hash_tensor(),
+    lambda T: T.ones(0).hash_tensor(), lambda T: T.ones(0, 3).hash_tensor(0), lambda T: T.ones(2).hash_tensor(1),
+], ids=["mode", "complex", "empty", "empty_dim", "dim_range"])
+def test_hash_tensor_refuses_what_torch_refuses(call):
+    with pytest.raises(Exception) as theirs:
+        call(rt)
+    with pytest.raises(Exception) as ours:
+        call(mt)
+    assert type(ours.value) is type(theirs.value) and str(ours.value) == str(theirs.value)
+
+
+def _loading(T):
+    seen = []
+    target, value = T.zeros(2, 3), T.arange(6.0).reshape(2, 3)
+    loaded = target.module_load(value)
+    seen += [loaded.tolist(), target.tolist(), loaded.data_ptr() == target.data_ptr(), loaded.requires_grad]
+    kept = T.ones(2, requires_grad=True)
+    assigned = T.zeros(2).module_load(kept, assign=True)
+    seen += [assigned.tolist(), assigned.requires_grad, assigned.data_ptr() == kept.data_ptr()]
+    param = T.nn.Parameter(T.zeros(2))
+    with T.no_grad():
+        seen.append(param.module_load(T.ones(2)).tolist())
+    with pytest.raises(RuntimeError):
+        param.module_load(T.ones(2))
+    x = T.ones(3)
+    seen += [x.dequantize() is x, T.dequantize(x) is x]
+    with pytest.raises(NotImplementedError):
+        T.dequantize([x, x])
+    leaf = T.ones(2, requires_grad=True)
+    seen += [str(leaf.grad_dtype), str(T.ones(2, dtype=T.int64).grad_dtype), str(T.ones(2, dtype=T.float16).grad_dtype)]
+    leaf.grad_dtype = T.float32
+    (leaf * 2).sum().backward()
+    seen += [str(leaf.grad_dtype), str(leaf.grad.dtype)]
+    for verb, call in (("accessed", lambda: (leaf * 2).grad_dtype), ("set", lambda: setattr(leaf * 2, "grad_dtype",
+                                                                                             T.float32))):
+        with pytest.raises(RuntimeError, match=f"grad_dtype can only be {verb} on leaf tensors"):
+            call()
+    return seen
+
+
+def test_module_load_dequantize_and_grad_dtype_match_torch():
+    assert _loading(mt) == _loading(rt)
+
+
+def test_grad_dtype_other_than_the_tensors_is_refused():
+    with pytest.raises(NotImplementedError, match="grad_dtype"):
+        mt.ones(2, requires_grad=True).grad_dtype = mt.float64
+
+
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     ("torch.Tensor.cauchy_", "torch.Tensor.log_normal_", "torch.Tensor.geometric_"): (
@@ -586,5 +658,9 @@ API_CENSUS = {
                             "test_storage_geometry_errors_match_torch"),
     "torch.conj_physical_": "test_torch_conj_physical__is_the_in_place_method",
     ("torch.svd_lowrank", "torch.pca_lowrank"): "test_randomized_svd_matches_torch_for_a_seed",
+    ("torch.hash_tensor", "torch.Tensor.hash_tensor"): ("test_hash_tensor_matches_torch",
+                                                        "test_hash_tensor_refuses_what_torch_refuses"),
+    ("torch.Tensor.module_load", "torch.Tensor.dequantize", "torch.dequantize", "torch.Tensor.grad_dtype"):
+        "test_module_load_dequantize_and_grad_dtype_match_torch",
     ("torch.istft", "torch.Tensor.istft"): ("test_istft_matches_torch", "test_istft_refuses_what_torch_refuses"),
 }

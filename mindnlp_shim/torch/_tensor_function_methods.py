@@ -8,7 +8,7 @@ Tensor = mindspore.Tensor
 # method name == torch function name, tensor first
 SAME_AS_FUNCTION = ("kron", "mv", "dist", "corrcoef", "vdot", "matrix_exp", "pinverse", "frexp", "histogram",
                     "scatter_reduce", "conj_physical", "lu", "stft", "nonzero_static", "index_reduce", "mode",
-                    "istft")
+                    "istft", "hash_tensor")
 # in-place method -> the out-of-place method it writes back into the receiver
 INPLACE_OF = {"scatter_reduce_": "scatter_reduce", "conj_physical_": "conj_physical", "polygamma_": "polygamma",
               "index_reduce_": "index_reduce"}

@@ -1696,3 +1696,7 @@ from mindnlp_shim.torch._ops import lowrank as _lowrank  # noqa: E402
 
 NOT_GENERATED.update({f"torch.{n}": "random test matrix and singular vectors unique up to sign: compared with real "
                                     "torch (same seed) in tests/test_tensor_more_parity.py" for n in _lowrank.__all__})
+NOT_GENERATED["torch.hash_tensor"] = "an integer hash (no gradient): compared with real torch in " \
+                                     "tests/test_tensor_more_parity.py"
+NOT_GENERATED["torch.dequantize"] = "the identity on float tensors: compared with real torch in " \
+                                    "tests/test_tensor_more_parity.py"
