@@ -108,6 +108,34 @@ def test_random_fill_errors_match_torch(call):
         assert str(ours.value) == str(theirs.value)
 
 
+def _poisson_draws(T):
+    T.manual_seed(3)
+    rates = T.tensor([0.5, 3.0, 9.9, 10.0, 25.0, 100.0, 0.0, 1e4] * 3)
+    draws = [T.poisson(rates), T.poisson(rates.double()), T.poisson(T.arange(6.0).reshape(2, 3).t()),
+             T.poisson(T.full((2, 2), 3.0)), T.poisson(T.tensor([1.0, 4.0], dtype=T.float16)),
+             T.poisson(T.tensor([1.0, 30.0], dtype=T.bfloat16)),
+             T.poisson(T.tensor([2.0, 12.0]), generator=T.Generator().manual_seed(1)), T.poisson(T.ones(0, 2)),
+             T.rand(3)]
+    return [(str(d.dtype), tuple(d.shape), d.float().numpy().tolist()) for d in draws]
+
+
+def test_poisson_draws_torch_numbers_bit_for_bit():
+    assert _poisson_draws(mt) == _poisson_draws(rt)
+
+
+def test_poisson_gradient_and_errors_match_torch():
+    grads = []
+    for T in (mt, rt):
+        rates = T.tensor([2.0, 3.0], requires_grad=True)
+        counts = T.poisson(rates)
+        grads.append((counts.requires_grad, T.autograd.grad((counts * 2).sum(), rates)[0].tolist()))
+        for bad, error in ((T.tensor([-1.0]), RuntimeError), (T.tensor([float("nan")]), RuntimeError),
+                           (T.tensor([1]), NotImplementedError)):
+            with pytest.raises(error):
+                T.poisson(bad)
+    assert grads[0] == grads[1]
+
+
 # ---------------------------------------------------------------- QR in Householder form, lu_solve
 def _geqrf(T, a):
     return T.geqrf(a), a.geqrf()
@@ -662,5 +690,6 @@ API_CENSUS = {
                                                         "test_hash_tensor_refuses_what_torch_refuses"),
     ("torch.Tensor.module_load", "torch.Tensor.dequantize", "torch.dequantize", "torch.Tensor.grad_dtype"):
         "test_module_load_dequantize_and_grad_dtype_match_torch",
+    "torch.poisson": ("test_poisson_draws_torch_numbers_bit_for_bit", "test_poisson_gradient_and_errors_match_torch"),
     ("torch.istft", "torch.Tensor.istft"): ("test_istft_matches_torch", "test_istft_refuses_what_torch_refuses"),
 }

@@ -21,7 +21,7 @@ from ._ops.linalg import matmul, mm, bmm, baddbmm, addmm, outer, dot, einsum, cr
 from ._ops.buffers import frombuffer  # noqa: F401
 from ._ops.spectral import hann_window, stft  # noqa: F401
 from ._ops.random import (rand, randn, randint, randperm, rand_like, randn_like, randint_like, normal,  # noqa: F401
-                          bernoulli, multinomial)
+                          bernoulli, multinomial, poisson)
 from ._functions import *  # noqa: F401,F403
 from ._checks import *  # noqa: F401,F403
 from .amp.autocast_mode import autocast  # noqa: F401

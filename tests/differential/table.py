@@ -1700,3 +1700,5 @@ NOT_GENERATED["torch.hash_tensor"] = "an integer hash (no gradient): compared wi
                                      "tests/test_tensor_more_parity.py"
 NOT_GENERATED["torch.dequantize"] = "the identity on float tensors: compared with real torch in " \
                                     "tests/test_tensor_more_parity.py"
+NOT_GENERATED["torch.poisson"] = "random counts: compared with real torch (seeded alike, bit for bit) in " \
+                                 "tests/test_tensor_more_parity.py"

@@ -292,3 +292,21 @@ def geometric_values(t, p, generator=None):
     # (integer kinds take the float64 counts as they are: whole numbers)
     store = kind if kind in ("float32", "float16", "bfloat16") else "float64"
     return _fill(t, lambda n: sampling.as_kind(sampling.geometric(_engine(generator), n, p), store))
+
+
+def poisson(input, generator=None):
+    """Counts drawn per element with rate `input`, in row-major order of its shape (torch's order: it fills a
+    contiguous result); the result takes a zero gradient, as torch's does."""
+    _floating_only(input.dtype, "poisson_cpu")
+    rates = np.asarray(input.detach().numpy(), dtype=np.float64)
+    if rates.size and not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if np.isinf(rates).any():
+        raise NotImplementedError("torch.poisson of an infinite rate is not supported by mindnlp-shim (torch's "
+                                  "count for it is an overflowed integer)")
+    result = _as_tensor(sampling.poisson(_engine(generator), np.ascontiguousarray(rates)), input.dtype)
+    from ..autograd.grad_mode import is_grad_enabled
+
+    if input.requires_grad and is_grad_enabled():
+        result = result + input * 0  # (recorded: the gradient torch gives, zero)
+    return result
