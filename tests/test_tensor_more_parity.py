@@ -664,6 +664,22 @@ def test_grad_dtype_other_than_the_tensors_is_refused():
         mt.ones(2, requires_grad=True).grad_dtype = mt.float64
 
 
+SPARSE_ACCESSORS = ("indices", "values", "coalesce", "is_coalesced", "crow_indices", "col_indices", "ccol_indices",
+                    "row_indices")
+
+
+@pytest.mark.parametrize("name", SPARSE_ACCESSORS)
+def test_sparse_accessors_on_a_strided_tensor_fail_like_torch(name):
+    messages = []
+    for T in (rt, mt):
+        for t in (T.ones(2, 3), T.ones(2, requires_grad=True), T.tensor(3)):
+            with pytest.raises(RuntimeError) as err:
+                getattr(t, name)()
+            messages.append(str(err.value))
+    assert messages[:3] == messages[3:]
+    assert messages[0] == f"{name} expected " + messages[0].split(" expected ", 1)[1]
+
+
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     ("torch.Tensor.cauchy_", "torch.Tensor.log_normal_", "torch.Tensor.geometric_"): (
@@ -691,5 +707,8 @@ API_CENSUS = {
     ("torch.Tensor.module_load", "torch.Tensor.dequantize", "torch.dequantize", "torch.Tensor.grad_dtype"):
         "test_module_load_dequantize_and_grad_dtype_match_torch",
     "torch.poisson": ("test_poisson_draws_torch_numbers_bit_for_bit", "test_poisson_gradient_and_errors_match_torch"),
+    ("torch.Tensor.indices", "torch.Tensor.values", "torch.Tensor.coalesce", "torch.Tensor.is_coalesced",
+     "torch.Tensor.crow_indices", "torch.Tensor.col_indices", "torch.Tensor.ccol_indices",
+     "torch.Tensor.row_indices"): "test_sparse_accessors_on_a_strided_tensor_fail_like_torch",
     ("torch.istft", "torch.Tensor.istft"): ("test_istft_matches_torch", "test_istft_refuses_what_torch_refuses"),
 }

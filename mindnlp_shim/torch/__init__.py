@@ -117,6 +117,7 @@ from ._ops.lowrank import *  # noqa: E402,F401,F403
 from ._ops.hashing import *  # noqa: E402,F401,F403
 from ._tensor_state_methods import *  # noqa: E402,F401,F403
 from . import _tensor_state_methods  # noqa: E402
+from . import _tensor_sparse_accessors  # noqa: E402
 from ._ops import strided_views as _strided_views  # noqa: E402
 from ._removed_api import *  # noqa: E402,F401,F403
 narrow_copy = _tensor_extras.narrow_copy  # (the Tensor method's definition, tensor first)
@@ -127,3 +128,4 @@ conj_physical_ = Tensor.conj_physical_  # (the in-place method made just above, 
 _removed_api.install()
 _strided_views.install()
 _tensor_state_methods.install()
+_tensor_sparse_accessors.install()
