@@ -599,7 +599,8 @@ HASHES = [
     (lambda T: T.tensor([1.5], dtype=T.float16), {}), (lambda T: T.tensor([-1]), {}),
     (lambda T: T.arange(24.0).reshape(2, 3, 4), dict(dim=[0, 2])), (lambda T: T.arange(6).reshape(2, 3), dict(dim=-1)),
     (lambda T: T.tensor([1.1], dtype=T.bfloat16), {}), (lambda T: T.tensor([200], dtype=T.uint8), {}),
-    (lambda T: T.tensor(3.5), {}), (lambda T: T.tensor([float("nan"), -0.0]), {}), (lambda T: T.ones(2, 0), dict(dim=0)),
+    (lambda T: T.tensor(3.5), {}), (lambda T: T.tensor([float("nan"), -0.0]), {}),
+    (lambda T: T.ones(2, 0), dict(dim=0)),
     (lambda T: T.ones(2, 3, dtype=T.float64, requires_grad=True), dict(dim=(0, 1), keepdim=True)),
 ]
 
@@ -687,7 +688,8 @@ API_CENSUS = {
     ("torch.Tensor.qr", "torch.Tensor.geqrf", "torch.Tensor.orgqr", "torch.Tensor.ormqr", "torch.Tensor.lu_solve",
      "torch.geqrf", "torch.ormqr"): "test_householder_family_matches_torch",
     ("torch.solve", "torch.eig", "torch.symeig", "torch.lstsq", "torch.matrix_rank", "torch.Tensor.solve",
-     "torch.Tensor.eig", "torch.Tensor.symeig", "torch.Tensor.lstsq"): "test_removed_linalg_functions_raise_torchs_error",
+     "torch.Tensor.eig", "torch.Tensor.symeig", "torch.Tensor.lstsq"):
+        "test_removed_linalg_functions_raise_torchs_error",
     ("torch.Tensor.volatile", "torch.Tensor.reinforce", "torch.Tensor.name"):
         "test_removed_variable_attributes_answer_like_torch",
     ("torch.Tensor.data_ptr", "torch.Tensor.untyped_storage"): "test_data_ptr_and_untyped_storage_of_views_match_torch",
