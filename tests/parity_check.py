@@ -112,3 +112,20 @@ def check(rt, mt, fn, arrays, dtype, grad=True, tol=None):
         assert m.dtype == r.dtype, f"grad[{i}]: dtype {m.dtype} != torch's {r.dtype}"
         _close(m, r, tol, f"grad[{i}]")
     return r_out
+
+
+def assert_outputs_and_grads_close(ours, theirs, rtol, atol):
+    """For modules that summarise a run as (outputs, grads): outputs as (values, dtype name, shape) triples must
+    agree in dtype and shape and be close; grads (arrays, or None where a leaf got none) must be missing alike,
+    and agree in dtype and be close where present."""
+    (m_outs, m_grads), (r_outs, r_grads) = ours, theirs
+    assert len(m_outs) == len(r_outs)
+    for (mv, md, ms), (rv, rd, rs) in zip(m_outs, r_outs):
+        assert (md, ms) == (rd, rs)
+        np.testing.assert_allclose(mv, rv, rtol=rtol, atol=atol)
+    assert len(m_grads) == len(r_grads)
+    for mg, rg in zip(m_grads, r_grads):
+        assert (mg is None) == (rg is None)
+        if rg is not None:
+            assert mg.dtype == rg.dtype, f"gradient dtype {mg.dtype} != torch's {rg.dtype}"
+            np.testing.assert_allclose(mg, rg, rtol=rtol, atol=atol)

@@ -8,6 +8,7 @@ import pytest
 
 import mindnlp_shim.torch as mt
 from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from parity_check import assert_outputs_and_grads_close
 
 rt = real_torch()
 if rt is None:
@@ -64,7 +65,7 @@ def _run(T, make, arrays, dtype, state, call):
         total = term if total is None else total + term
     total.backward()
     grads = [leaf.grad for leaf in leaves if isinstance(leaf, T.Tensor)] + [p.grad for p in module.parameters()]
-    grads = [None if g is None else (g.numpy(), str(g.dtype)) for g in grads]
+    grads = [None if g is None else g.numpy() for g in grads]
     sd = {k: v.detach().numpy().copy() for k, v in module.state_dict().items()}
     return [(o.detach().numpy(), str(o.dtype), tuple(o.shape)) for o in outs], grads, sd
 
@@ -74,16 +75,7 @@ def check(make, arrays, dtype=np.float32, call=lambda m, *x: m(*x)):
     m_outs, m_grads, m_sd = _run(mt, make, arrays, dtype, r_sd, call)
     assert list(m_sd) == list(r_sd)
     rtol, atol = TOL[np.dtype(dtype).name]
-    assert len(m_outs) == len(r_outs)
-    for (mv, md, ms), (rv, rd, rs) in zip(m_outs, r_outs):
-        assert (md, ms) == (rd, rs)
-        np.testing.assert_allclose(mv, rv, rtol=rtol, atol=atol)
-    assert len(m_grads) == len(r_grads)
-    for mg, rg in zip(m_grads, r_grads):
-        assert (mg is None) == (rg is None)
-        if rg is not None:
-            assert mg[1] == rg[1]
-            np.testing.assert_allclose(mg[0], rg[0], rtol=rtol, atol=atol)
+    assert_outputs_and_grads_close((m_outs, m_grads), (r_outs, r_grads), rtol, atol)
 
 
 CASES = {

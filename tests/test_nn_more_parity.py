@@ -7,6 +7,7 @@ import pytest
 
 import mindnlp_shim.torch as mt
 from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from parity_check import assert_outputs_and_grads_close
 
 rt = real_torch()
 if rt is None:
@@ -143,15 +144,7 @@ def check(fn, arrays, dtype, atol_float32=None):
     rtol, atol = TOL[np.dtype(dtype).name]
     if atol_float32 is not None and np.dtype(dtype) == np.float32:
         atol = atol_float32
-    assert len(m_outs) == len(r_outs)
-    for (mv, md, ms), (rv, rd, rs) in zip(m_outs, r_outs):
-        assert (md, ms) == (rd, rs)
-        np.testing.assert_allclose(mv, rv, rtol=rtol, atol=atol)
-    assert len(m_grads) == len(r_grads)
-    for mg, rg in zip(m_grads, r_grads):
-        assert (mg is None) == (rg is None)
-        if rg is not None:
-            np.testing.assert_allclose(mg, rg, rtol=rtol, atol=atol)
+    assert_outputs_and_grads_close((m_outs, m_grads), (r_outs, r_grads), rtol, atol)
 
 
 F = "nn.functional"
