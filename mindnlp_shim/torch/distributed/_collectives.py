@@ -217,15 +217,20 @@ def _reduce_chunks(pg, chunks, op, what):
     return _reduce_stack(_stacked(pg, chunks, what), op, pg.size())[pg.rank()]
 
 
+def _check_root_only_list(pg, root, tensors, what, root_role):
+    """gather's and scatter's list: one tensor per rank on the root rank, none given anywhere else."""
+    if pg.rank() == root:
+        if tensors is None or len(tensors) != pg.size():
+            raise ValueError(f"torch.distributed.{what}: {what}_list must hold one tensor per rank on the "
+                             f"{root_role} rank")
+    elif tensors:
+        raise ValueError(f"Argument ``{what}_list`` must NOT be specified on non-{root_role} ranks.")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     pg = resolve(group)
     dst = _destination(pg, dst, group_dst)
-    if pg.rank() == dst:
-        if gather_list is None or len(gather_list) != pg.size():
-            raise ValueError("torch.distributed.gather: gather_list must hold one tensor per rank on the "
-                             "destination rank")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_only_list(pg, dst, gather_list, "gather", "destination")
     stacked = _stacked(pg, _array(tensor), "gather") if pg.size() > 1 else _array(tensor)[None]
     if pg.rank() == dst:
         for out, value in zip(gather_list, stacked):
@@ -236,14 +241,10 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     pg = resolve(group)
     src = _destination(pg, src, group_src)
+    _check_root_only_list(pg, src, scatter_list, "scatter", "source")
     if pg.rank() == src:
-        if scatter_list is None or len(scatter_list) != pg.size():
-            raise ValueError("torch.distributed.scatter: scatter_list must hold one tensor per rank on the source "
-                             "rank")
         stack = np.stack([_array(t).astype(_array(tensor).dtype, copy=False) for t in scatter_list])
     else:
-        if scatter_list:
-            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         stack = np.zeros((pg.size(),) + tuple(tensor.shape), _array(tensor).dtype)
     if pg.size() > 1:
         _world_only(pg, "scatter")
