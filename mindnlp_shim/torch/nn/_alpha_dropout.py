@@ -7,6 +7,8 @@ import math
 import numpy as np
 from mindspore import ops
 
+from ._dropout_frame import apply_dropout
+
 _ALPHA = 1.7580993408473766  # SELU's -scale * alpha
 
 
@@ -18,29 +20,28 @@ def _noise_shape(input, feature):
     return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
 
 
-def alpha_dropout(input, p=0.5, training=False, inplace=False, *, feature=False):
+def _alpha_mask(input, p, feature):
     from . import functional as F
 
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        out = ops.mul(input, 0.0)
-    else:
-        keep = F._keep_bools(_noise_shape(input, feature), p).astype(np.float32)
-        a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
-        scale = keep * np.float32(a)
-        shift = (keep - np.float32(1.0)) * np.float32(_ALPHA * a) + np.float32(_ALPHA * a * p)
-        like = input.dtype
-        out = ops.add(ops.mul(input, F.Tensor.from_numpy(scale).astype(like)),
-                      F.Tensor.from_numpy(shift).astype(like))
-    if inplace:
-        from .._inplace import assign
+    keep = F._keep_bools(_noise_shape(input, feature), p).astype(np.float32)
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    scale = keep * np.float32(a)
+    shift = (keep - np.float32(1.0)) * np.float32(_ALPHA * a) + np.float32(_ALPHA * a * p)
+    like = input.dtype
+    return ops.add(ops.mul(input, F.Tensor.from_numpy(scale).astype(like)), F.Tensor.from_numpy(shift).astype(like))
 
-        return assign(input, out, value_is_fresh=True)
-    return out
+
+def _mask_elements(input, p):
+    return _alpha_mask(input, p, feature=False)
+
+
+def _mask_channels(input, p):
+    return _alpha_mask(input, p, feature=True)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return apply_dropout(input, p, training, inplace, _mask_elements)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    return alpha_dropout(input, p, training, inplace, feature=True)
+    return apply_dropout(input, p, training, inplace, _mask_channels)

@@ -20,6 +20,7 @@ from . import _blockwise_attention as _blockwise
 from . import _attention_mask_memo as _mask_memo
 from . import _grouped_query_attention as _gqa
 from . import _lean_backward as _lean
+from ._dropout_frame import apply_dropout as _apply_dropout
 from ._grouped_mm import grouped_mm  # noqa: F401  (mixture-of-experts layers)
 
 Tensor = mindspore.Tensor
@@ -222,19 +223,11 @@ def _keep_mask(shape, p, dtype, generator=None):
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        out = ops.mul(input, 0.0)
-    else:
-        out = ops.mul(input, _keep_mask(input.shape, p, input.dtype))
-    if inplace:
-        from .._inplace import assign
+    return _apply_dropout(input, p, training, inplace, _mask_elements)
 
-        return assign(input, out, value_is_fresh=True)
-    return out
+
+def _mask_elements(input, p):
+    return ops.mul(input, _keep_mask(input.shape, p, input.dtype))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -245,20 +238,12 @@ dropout2d = dropout3d = dropout1d
 
 
 def _channel_dropout(input, p, training, inplace):
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:  # (the mask's 1 / (1 - p) is inf: 0 * inf would give NaN)
-        out = ops.mul(input, 0.0)
-    else:
-        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-        out = ops.mul(input, _keep_mask(shape, p, input.dtype))
-    if inplace:
-        from .._inplace import assign
+    return _apply_dropout(input, p, training, inplace, _mask_channels)
 
-        return assign(input, out, value_is_fresh=True)
-    return out
+
+def _mask_channels(input, p):
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return ops.mul(input, _keep_mask(shape, p, input.dtype))
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
