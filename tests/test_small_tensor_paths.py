@@ -186,3 +186,32 @@ def test_a_mask_with_the_same_values_is_built_once(monkeypatch):
     monkeypatch.undo()
     bias = np.where(values, 0.0, -np.inf).astype(np.float32)
     np.testing.assert_allclose(_masked_attention(mt, q, k, v, mt.from_numpy(bias)), expected, rtol=1e-5, atol=2e-6)
+
+
+def _layer_norm_grads(T, x0, w0, b0, g0):
+    x = T.from_numpy(x0).requires_grad_(True)
+    w, b = T.from_numpy(w0).requires_grad_(True), T.from_numpy(b0).requires_grad_(True)
+    y = T.nn.functional.layer_norm(x, (x0.shape[-1],), w, b, 1e-12)
+    y.backward(T.from_numpy(g0))
+    return [t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)]
+
+
+@pytest.mark.parametrize("shape", [(16, 12, 384), (2, 3, 64)])
+def test_small_wide_layer_norm_backward_is_one_kernel_and_torchs(shape, monkeypatch):
+    x0, w0, b0, g0 = randn(*shape), randn(shape[-1]), randn(shape[-1]), randn(*shape)
+    calls = []
+    fused = mt.nn._lean_backward._fused_layer_norm_grad
+    monkeypatch.setattr(mt.nn._lean_backward, "_fused_layer_norm_grad",
+                        lambda *args: calls.append(1) or fused(*args))
+    ours, theirs = _layer_norm_grads(mt, x0, w0, b0, g0), _layer_norm_grads(rt, x0, w0, b0, g0)
+    assert calls == [1]
+    for a, b, tol in zip(ours, theirs, (1e-5, 1e-4, 1e-4, 1e-5)):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_small_wide_layer_norm_refuses_a_second_derivative_clearly():
+    x = mt.from_numpy(randn(2, 3, 64)).requires_grad_(True)
+    y = mt.nn.functional.layer_norm(x, (64,), mt.from_numpy(randn(64)), mt.from_numpy(randn(64)))
+    g, = mt.autograd.grad((y * y).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="differentiate twice"):
+        mt.autograd.grad(g.sum(), x)
