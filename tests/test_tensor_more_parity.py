@@ -540,6 +540,35 @@ def test_istft_refuses_what_torch_refuses(call):
     assert type(ours.value) is type(theirs.value), (ours.value, theirs.value)
 
 
+# ---------------------------------------------------------------- SVD gradients in float64
+def _gauge_free(T, U, S, Vh):
+    """Functions of the factors that do not depend on the sign of each singular pair."""
+    w = T.tensor(np.linspace(-1, 1, U.shape[-2] * Vh.shape[-1]).reshape(U.shape[-2], Vh.shape[-1]))
+    return (S * S.flip(-1)).sum() + ((U * S.unsqueeze(-2)) @ Vh * w).sum() + ((U @ U.mH) * (U @ U.mH)).sum()
+
+
+SVD_GRADIENTS = {
+    "tall": (lambda T, a: _gauge_free(T, *T.linalg.svd(a, full_matrices=False)), (6, 4)),
+    "wide": (lambda T, a: _gauge_free(T, *T.linalg.svd(a, full_matrices=False)), (3, 5)),
+    "batched": (lambda T, a: _gauge_free(T, *T.linalg.svd(a, full_matrices=False)), (2, 4, 4)),
+    "full_matrices": (lambda T, a: T.linalg.svd(a)[1].sum() + T.linalg.svd(a).U[:, :3].abs().sum(), (5, 3)),
+    "svdvals": (lambda T, a: (T.linalg.svdvals(a) ** 3).sum(), (4, 6)),
+    "torch_svd": (lambda T, a: _gauge_free(T, *(lambda u, s, v: (u, s, v.mH))(*T.svd(a))), (5, 4)),
+    "singular_values_only": (lambda T, a: (T.svd(a, compute_uv=False).S * T.arange(1.0, 4.0)).sum(), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(SVD_GRADIENTS))
+def test_float64_svd_gradients_match_torch(name):
+    fn, shape = SVD_GRADIENTS[name]
+    a = np.random.default_rng(7).standard_normal(shape)
+    grads = []
+    for T in (mt, rt):
+        x = T.tensor(a, requires_grad=True)
+        grads.append(T.autograd.grad(fn(T, x), x)[0].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
 # ---------------------------------------------------------------- randomized low-rank SVD
 LOWRANK = {
     "svd_tall": (lambda T, a: T.svd_lowrank(a, q=3), randn(7, 5).astype(np.float64)),
@@ -581,8 +610,7 @@ def test_randomized_svd_matches_torch_for_a_seed(name):
                      dtype=x.dtype)
         loss = (S * S).sum() + ((U * S.unsqueeze(-2)) @ V.mH * w).sum()
         grads.append(T.autograd.grad(loss, x)[0].numpy())
-    # (the float64 gradient of MindSpore's SVD, which linalg.svd uses, is float32-accurate: ~1e-7 relative)
-    np.testing.assert_allclose(grads[0], grads[1], **(tol if a.dtype == np.float32 else dict(rtol=1e-5, atol=1e-6)))
+    np.testing.assert_allclose(grads[0], grads[1], **tol)
 
 
 def test_pca_lowrank_refuses_what_torch_refuses():
@@ -704,6 +732,7 @@ API_CENSUS = {
                             "test_storage_geometry_errors_match_torch"),
     "torch.conj_physical_": "test_torch_conj_physical__is_the_in_place_method",
     ("torch.svd_lowrank", "torch.pca_lowrank"): "test_randomized_svd_matches_torch_for_a_seed",
+    ("torch.linalg.svd", "torch.linalg.svdvals", "torch.svd"): "test_float64_svd_gradients_match_torch",
     ("torch.hash_tensor", "torch.Tensor.hash_tensor"): ("test_hash_tensor_matches_torch",
                                                         "test_hash_tensor_refuses_what_torch_refuses"),
     ("torch.Tensor.module_load", "torch.Tensor.dequantize", "torch.dequantize", "torch.Tensor.grad_dtype"):

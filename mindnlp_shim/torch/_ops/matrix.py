@@ -6,7 +6,7 @@ import collections
 import mindspore
 from mindspore import ops
 
-from . import linalg, pointwise as pw, reduction as red, shape as sh
+from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradient as _svd_gradient
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import wrap_dim, write_out
@@ -71,11 +71,15 @@ def svd(input, some=True, compute_uv=True):
     """torch.svd: (U, S, V) with input = U diag(S) V^H (V, not V^H); `some` gives the reduced factors."""
     if input.ndim < 2:
         raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions.")
+    # a real input inside autograd: the derivative written out (MindSpore's is float32-accurate in float64)
+    exact_grad = input.requires_grad and is_grad_enabled() and input.dtype in (mindspore.float32, mindspore.float64)
     if not compute_uv:
-        s = ops.svd(input, compute_uv=False)
+        s = _svd_gradient.ReducedSvd.apply(input)[1] if exact_grad else ops.svd(input, compute_uv=False)
         m, n = input.shape[-2], input.shape[-1]
         lead = tuple(input.shape[:-2])
         return _svd_result(ops.zeros(lead + (m, m), input.dtype), s, ops.zeros(lead + (n, n), input.dtype))
+    if exact_grad and (some or input.shape[-2] == input.shape[-1]):
+        return _svd_result(*_svd_gradient.ReducedSvd.apply(input))
     s, u, v = ops.svd(input, full_matrices=not some, compute_uv=True)
     return _svd_result(u, s, v)
 
