@@ -429,6 +429,9 @@ def _aliasing(T):
     i = T.arange(6.0)
     assert i.as_strided_((2, 2), (2, 1), 1) is i
     seen["as_strided_"] = (i.tolist(), i.stride(), i.storage_offset())
+    f = T.arange(8.0)
+    assert T.as_strided_(f, (3,), (2,), 1) is f
+    seen["torch.as_strided_"] = (f.tolist(), f.stride(), f.storage_offset())
     j = T.arange(6.0).reshape(2, 3)
     k = j.resize(3, 2)
     k[0, 0] = 50
@@ -727,8 +730,8 @@ API_CENSUS = {
     ("torch.as_strided", "torch.Tensor.as_strided", "torch.as_strided_copy", "torch.as_strided_scatter",
      "torch.Tensor.as_strided_scatter", "torch.Tensor.resize", "torch.Tensor.resize_as"): (
         "test_strided_views_match_torch", "test_storage_geometry_errors_match_torch"),
-    ("torch.Tensor.as_strided_", "torch.Tensor.resize_", "torch.resize_as_", "torch.Tensor.resize_as_",
-     "torch.Tensor.set_"): ("test_in_place_geometry_and_aliasing_match_torch",
+    ("torch.Tensor.as_strided_", "torch.as_strided_", "torch.Tensor.resize_", "torch.resize_as_",
+     "torch.Tensor.resize_as_", "torch.Tensor.set_"): ("test_in_place_geometry_and_aliasing_match_torch",
                             "test_storage_geometry_errors_match_torch"),
     "torch.conj_physical_": "test_torch_conj_physical__is_the_in_place_method",
     ("torch.svd_lowrank", "torch.pca_lowrank"): "test_randomized_svd_matches_torch_for_a_seed",
