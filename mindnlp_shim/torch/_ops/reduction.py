@@ -244,14 +244,24 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.astype(dtype)
     dim = wrap_dim(-1 if dim is None else dim, input.ndim)
-    if input.ndim == 0:  # (MindSpore's Softmax takes no 0-d input; torch: the one element's weight, 1)
-        return ops.reshape(softmax(input.reshape(1), 0), ())
+    if input.ndim == 0 or input.shape[dim] == 1:
+        return softmax_kernel(input, dim)  # (before the floor below: a row of one -inf is nan, as in torch)
     if input.dtype == mindspore.float32 and dim == input.ndim - 1:
         # MindSpore's float32 last-axis softmax kernel corrupts the rows that follow a row of all -inf (measured
         # on CPU: they come out 0 or wrong). With -inf floored to the lowest float such a row gives uniform
         # weights (torch: nan) and every other row is exact. (A select, not Maximum: Maximum splits the gradient
         # of an element equal to the floor in two, which halved it in rows masked with the lowest float.)
         input = ops.where(input < _F32_LOWEST, _F32_LOWEST_TENSOR, input)
+    return softmax_kernel(input, dim)
+
+
+def softmax_kernel(input, dim):
+    """MindSpore's softmax over `dim`, except rows of one element: their weight is 1 (nan for inf/nan) with a
+    zero derivative, computed without the kernel. Once MindSpore's CPU softmax backward has run on rows of one
+    element, its later backwards on other inputs of that rank come out wrong (measured on 2.10: (3, 1) then
+    (3, 5) gave gradients off by 0.25), so no softmax of the shim may hand it such rows."""
+    if input.ndim == 0 or input.shape[dim] == 1:
+        return ops.exp(ops.sub(input, input))
     return ops.softmax(input, dim)
 
 

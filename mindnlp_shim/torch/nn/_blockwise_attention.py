@@ -24,6 +24,7 @@ from mindspore import ops
 from .. import _dtype
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
+from .._ops.reduction import softmax_kernel
 from .._ops.sums import sum_last_axis
 from ..autograd.function import Function, first_order_only
 
@@ -162,7 +163,7 @@ def _block_weights(plan, entry_index, row_index, scaled_query_block, key):
         scores = ops.add(scores, expanded(additive, scores._shape))
     if plan.floor is not None:
         scores = ops.maximum(scores, plan.floor)
-    return ops.softmax(scores, -1)
+    return softmax_kernel(scores, -1)
 
 
 def _dropout_factor(plan, rng, shape):

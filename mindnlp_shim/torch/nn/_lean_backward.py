@@ -21,6 +21,7 @@ from mindspore.graph.api import _pynative_executor
 from ..autograd.function import Function, first_order_only
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
+from .._ops.reduction import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
 from .._function_outputs import plain_reshape
 
@@ -218,7 +219,7 @@ def _weights(scaled_query, key, additive_mask):
     scores = bmm_b_transposed(scaled_query, key)
     if additive_mask is not None:
         scores = ops.add(scores, expanded(additive_mask, scores.shape))
-    return ops.softmax(scores, -1)
+    return softmax_kernel(scores, -1)
 
 
 def _dropout_factor(keep, keep_scale, dtype):

@@ -712,7 +712,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = _lean.bmm_b_transposed(query, key)
         else:
             scores = ops.matmul(query, _sh.transpose(key, -2, -1))
-        weights = ops.softmax(scores if additive is None else ops.add(scores, additive), -1)
+        weights = _red.softmax_kernel(scores if additive is None else ops.add(scores, additive), -1)
         if dropout_p > 0.0:
             weights = dropout(weights, dropout_p, True)
         out = ops.matmul(weights, value)
