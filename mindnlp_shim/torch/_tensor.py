@@ -12,6 +12,7 @@ from . import _autograd_views, _backend, _dtype, _inplace
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
+from ._ops import small_casts as _small_casts
 from mindspore.graph.api import _pynative_executor
 from .autograd import engine as _engine
 
@@ -208,7 +209,7 @@ def to(self, *args, **kwargs):
         check_reachable(dev)
     out = self
     if dtype is not None and dtype != self.dtype:
-        out = ops.cast(self, dtype)  # (MindSpore's astype calls Tensor.to: cast directly)
+        out = _small_casts.cast(self, dtype)  # (MindSpore's astype calls Tensor.to: cast directly)
     elif copy:
         out = clone(self)
     return out
@@ -216,7 +217,7 @@ def to(self, *args, **kwargs):
 
 def _cast_to(dtype):
     def method(self, memory_format=None):
-        return self if self.dtype == dtype else ops.cast(self, dtype)
+        return self if self.dtype == dtype else _small_casts.cast(self, dtype)
 
     return method
 
