@@ -236,8 +236,6 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return ops.cumprod(input, dim)
 
 
-_F32_LOWEST = -3.4028234663852886e38
-_F32_LOWEST_TENSOR = mindspore.Tensor(_F32_LOWEST, mindspore.float32)
 
 
 def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
@@ -248,10 +246,11 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
         return softmax_kernel(input, dim)  # (before the floor below: a row of one -inf is nan, as in torch)
     if input.dtype == mindspore.float32 and dim == input.ndim - 1:
         # MindSpore's float32 last-axis softmax kernel corrupts the rows that follow a row of all -inf (measured
-        # on CPU: they come out 0 or wrong). With -inf floored to the lowest float such a row gives uniform
-        # weights (torch: nan) and every other row is exact. (A select, not Maximum: Maximum splits the gradient
-        # of an element equal to the floor in two, which halved it in rows masked with the lowest float.)
-        input = ops.where(input < _F32_LOWEST, _F32_LOWEST_TENSOR, input)
+        # on CPU: they come out 0 or wrong). Shifted by its (constant) row maximum, and by max - max (nan where
+        # the maximum is infinite), a row of all -inf or with +inf is all nan, as torch's answer, and the kernel
+        # handles it; every other row is unchanged, since the kernel subtracts the row maximum itself.
+        row_max = ops.stop_gradient(ops.amax(input, dim, True))
+        input = ops.sub(input, ops.add(row_max, ops.sub(row_max, row_max)))
     return softmax_kernel(input, dim)
 
 
