@@ -295,3 +295,18 @@ def test_softmax_gradients_after_rows_of_one_element(dtype):
     inf_rows = mt.softmax(mt.tensor([[float("inf")], [float("nan")], [-float("inf")], [2.0]]), -1)
     np.testing.assert_array_equal(_np(inf_rows), _np(rt.softmax(rt.tensor([[float("inf")], [float("nan")],
                                                                              [-float("inf")], [2.0]]), -1)))
+
+
+def test_softmax_rows_of_all_minus_inf_or_with_plus_inf_are_nan_and_leave_other_rows_exact():
+    # MindSpore's float32 last-axis kernel corrupts the rows after a row of all -inf
+    inf = float("inf")
+    rows = [[1.0, 2.0, 3.0], [-inf, -inf, -inf], [0.5, -inf, 2.0], [1, 1, 1], [inf, 1, 2], [-3.4e38, -3.4e38, 0]]
+    weights = np.tile(np.array([[0.3, -0.2, 0.7]], np.float32), (len(rows), 1))
+    results = []
+    for T in (mt, rt):
+        x = T.tensor(rows, requires_grad=True)
+        out = T.softmax(x, -1)
+        (out * T.tensor(weights)).sum().backward()
+        results.append((_np(out), _np(x.grad)))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6, atol=1e-7, equal_nan=True)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6, equal_nan=True)
