@@ -712,6 +712,18 @@ def test_sparse_accessors_on_a_strided_tensor_fail_like_torch(name):
     assert messages[0] == f"{name} expected " + messages[0].split(" expected ", 1)[1]
 
 
+
+def test_output_nr_of_tensors_without_a_grad_fn_is_torchs_and_others_refuse():
+    for T in (mt, rt):
+        leaf = T.tensor(randn(3), requires_grad=True)
+        with T.no_grad():
+            made_without_grad = leaf * 2
+        assert (leaf.output_nr, T.zeros(2).output_nr, made_without_grad.output_nr, (leaf * 2).detach().output_nr) \
+            == (0, 0, 0, 0)
+    assert rt.tensor([1.0, 2.0], requires_grad=True).unbind()[1].output_nr == 1  # what the shim cannot know
+    with pytest.raises(NotImplementedError, match="output_nr"):
+        mt.tensor([1.0, 2.0], requires_grad=True).unbind()[1].output_nr
+
 # what this module compares with real torch (read by tests/api_census.py)
 API_CENSUS = {
     ("torch.Tensor.cauchy_", "torch.Tensor.log_normal_", "torch.Tensor.geometric_"): (

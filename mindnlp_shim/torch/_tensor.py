@@ -117,6 +117,13 @@ def _grad_fn(self):
     return None if self._is_leaf or self.dtype not in _DIFFERENTIABLE else self._grad_node
 
 
+def _output_nr(self):
+    if _grad_fn(self) is None:
+        return 0
+    raise NotImplementedError("Tensor.output_nr of a tensor with a grad_fn: which output of its backward node a "
+                              "tensor is, is not tracked by mindnlp-shim")
+
+
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     _engine.backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs)
 
@@ -689,7 +696,7 @@ _PROPERTIES = {
     "is_meta": lambda self: getattr(self, "_is_meta", False), "is_sparse": lambda self: False, "is_quantized": lambda self: False,
     "is_mkldnn": lambda self: False, "is_nested": lambda self: False, "is_npu": lambda self: PROCESS_DEVICE_TYPE == "npu",
     "layout": lambda self: strided, "itemsize": element_size, "nbytes": lambda self: numel(self) * element_size(self),
-    "output_nr": lambda self: 0, "_version": lambda self: 0,
+    "output_nr": _output_nr, "_version": lambda self: 0,
 }
 _SETTABLE_PROPERTIES = {
     "grad": (_get_grad, _set_grad), "requires_grad": (_get_requires_grad, _set_requires_grad),
