@@ -310,3 +310,31 @@ def test_softmax_rows_of_all_minus_inf_or_with_plus_inf_are_nan_and_leave_other_
         results.append((_np(out), _np(x.grad)))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6, atol=1e-7, equal_nan=True)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name,kwargs", [("round", {}), ("round", {"decimals": 1}), ("round", {"decimals": -1}),
+                                         ("ceil", {}), ("sign", {}), ("floor", {}), ("trunc", {})])
+def test_piecewise_constant_ops_give_torchs_values_and_zero_gradients(name, kwargs, dtype):
+    # MindSpore's Round, Ceil and Sign record no gradient: the input's .grad stayed None where torch's is zeros
+    values = np.array([[-0.4404, 0.43, -2.5], [1.25, 2.5, 0.0]], dtype)
+    results = []
+    for T in (mt, rt):
+        x = T.tensor(values, requires_grad=True)
+        out = getattr(T, name)(x, **kwargs)
+        (out.float() * 2).sum().backward()
+        results.append((_np(out), x.grad))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    assert results[0][1] is not None, f"{name}: no gradient reached the input"
+    np.testing.assert_array_equal(_np(results[0][1]), _np(results[1][1]))
+
+
+def test_inplace_float64_erfinv_of_a_zero_dim_tensor():
+    outs = []
+    for T in (mt, rt):
+        leaf = T.tensor(0.5197, dtype=T.float64, requires_grad=True)
+        x = leaf.clone()
+        x.erfinv_()
+        x.backward()
+        outs.append((x.item(), leaf.grad.item()))
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-14)

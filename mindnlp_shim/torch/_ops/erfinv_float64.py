@@ -5,6 +5,7 @@ derivatives follow."""
 import math
 
 import mindspore
+import numpy as np
 from mindspore import ops
 from scipy import special as _scipy_special
 
@@ -16,7 +17,7 @@ _HALF_SQRT_PI = mindspore.Tensor(math.sqrt(math.pi) / 2, mindspore.float64)
 
 
 def _host_erfinv(x):
-    return mindspore.Tensor.from_numpy(_scipy_special.erfinv(x.contiguous().asnumpy()))
+    return mindspore.Tensor.from_numpy(np.asarray(_scipy_special.erfinv(x.contiguous().asnumpy())))  # (0-d: a scalar)
 
 
 class _Erfinv64(Function):

@@ -301,11 +301,33 @@ sigmoid = _unary(accurate_unary(ops.sigmoid, "sigmoid"), "sigmoid")
 erf = _unary(ops.erf, "erf")
 erfc = _unary(ops.erfc, "erfc")
 erfinv = _unary(erfinv_any, "erfinv")
+class _Stepwise(Function):
+    """A piecewise-constant op with torch's zero gradient: MindSpore's Round, Ceil and Sign record no gradient
+    (the input's .grad stayed None where torch's is zeros)."""
+
+    @staticmethod
+    def forward(ctx, input, fn):
+        return fn(input)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ops.zeros_like(grad), None
+
+
+def _with_zero_gradient(ms_fn):
+    def op(input):
+        if isinstance(input, TensorPy) and input.requires_grad:
+            return _Stepwise.apply(input, ms_fn)
+        return ms_fn(input)
+
+    return op
+
+
 floor = _unary(ops.floor, "floor", exact=True)
-ceil = _unary(ops.ceil, "ceil", exact=True)
+ceil = _unary(_with_zero_gradient(ops.ceil), "ceil", exact=True)
 trunc = fix = _unary(ops.trunc, "trunc", exact=True)
 frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac", exact=True)
-sign = _unary(ops.sign, "sign", exact=True)
+sign = _unary(_with_zero_gradient(ops.sign), "sign", exact=True)
 sgn = sign
 reciprocal = _unary(ops.reciprocal, "reciprocal")
 square = _unary(ops.square, "square")
@@ -320,6 +342,10 @@ isneginf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.lt(x, 0)), "isnegi
 isposinf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.gt(x, 0)), "isposinf", exact=True)
 
 
+def _round_half_even(input):
+    return _with_zero_gradient(ops.round)(input)
+
+
 def round(input, *, decimals=0, out=None):
     if out is not None:
         return write_out(out, round(input, decimals=decimals), "round", exact=True)
@@ -327,13 +353,13 @@ def round(input, *, decimals=0, out=None):
         # torch: nearbyint(x * 10^d) / 10^d, for d < 0 nearbyint(x / 10^-d) * 10^-d; halves in float32
         work = mindspore.float32 if input.dtype in (mindspore.float16, mindspore.bfloat16) else input.dtype
         x = input.astype(work) if work != input.dtype else input
-        scale = Tensor(10.0 ** abs(decimals), work)
+        scale = Tensor(10.0 ** (decimals if decimals > 0 else -decimals), work)  # (`abs` here is torch.abs)
         if decimals > 0:
-            rounded = ops.div(ops.round(ops.mul(x, scale)), scale)
+            rounded = ops.div(_round_half_even(ops.mul(x, scale)), scale)
         else:
-            rounded = ops.mul(ops.round(ops.div(x, scale)), scale)
+            rounded = ops.mul(_round_half_even(ops.div(x, scale)), scale)
         return rounded.astype(input.dtype) if work != input.dtype else rounded
-    return ops.round(input)
+    return _round_half_even(input)
 
 
 def _binary(ms_fn, name):
