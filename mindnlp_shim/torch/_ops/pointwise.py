@@ -1,5 +1,6 @@
 """Elementwise ops: arithmetic, comparisons, logical, math functions, activations used as torch.* functions."""
 import mindspore
+import numpy as np
 from mindspore import ops
 from mindspore._c_expression import TensorPy
 
@@ -569,6 +570,13 @@ _MASKED_FILL_FLOATS = frozenset({mindspore.float16, mindspore.float32})
 
 
 def masked_fill(input, mask, value):
+    if isinstance(mask, TensorPy) and mask._shape != input._shape and \
+            (len(mask._shape) > len(input._shape) or 1 in input._shape):
+        # a mask larger than the input: torch broadcasts the input (and masked_fill_ then refuses the larger
+        # result with its own error); some of MindSpore's MaskedFill kernels raise a ValueError here instead
+        shape = np.broadcast_shapes(tuple(input._shape), tuple(mask._shape))
+        if shape != tuple(input._shape):
+            input = ops.broadcast_to(input, shape)
     if type(value) is float and input._dtype in _MASKED_FILL_FLOATS:
         return ops.masked_fill(input, mask, value)  # the usual call, answered before the conversions below
     if input._dtype is mindspore.float64:

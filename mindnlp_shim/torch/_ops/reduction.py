@@ -6,6 +6,7 @@ import mindspore
 from mindspore import mint, ops
 
 from .. import _dtype
+from .softmax_kernel import softmax_kernel
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
@@ -243,7 +244,7 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
         input = input.astype(dtype)
     dim = wrap_dim(-1 if dim is None else dim, input.ndim)
     if input.ndim == 0 or input.shape[dim] == 1:
-        return softmax_kernel(input, dim)  # (before the floor below: a row of one -inf is nan, as in torch)
+        return softmax_kernel(input, dim)  # (before the shift below: a row of one -inf is nan, as in torch)
     if input.dtype == mindspore.float32 and dim == input.ndim - 1:
         # MindSpore's float32 last-axis softmax kernel corrupts the rows that follow a row of all -inf (measured
         # on CPU: they come out 0 or wrong). Shifted by its (constant) row maximum, and by max - max (nan where
@@ -252,16 +253,6 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
         row_max = ops.stop_gradient(ops.amax(input, dim, True))
         input = ops.sub(input, ops.add(row_max, ops.sub(row_max, row_max)))
     return softmax_kernel(input, dim)
-
-
-def softmax_kernel(input, dim):
-    """MindSpore's softmax over `dim`, except rows of one element: their weight is 1 (nan for inf/nan) with a
-    zero derivative, computed without the kernel. Once MindSpore's CPU softmax backward has run on rows of one
-    element, its later backwards on other inputs of that rank come out wrong (measured on 2.10: (3, 1) then
-    (3, 5) gave gradients off by 0.25), so no softmax of the shim may hand it such rows."""
-    if input.ndim == 0 or input.shape[dim] == 1:
-        return ops.exp(ops.sub(input, input))
-    return ops.softmax(input, dim)
 
 
 def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):

@@ -24,7 +24,7 @@ from mindspore import ops
 from .. import _dtype
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
-from .._ops.reduction import softmax_kernel
+from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis
 from ..autograd.function import Function, first_order_only
 

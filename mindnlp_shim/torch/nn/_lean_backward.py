@@ -21,7 +21,7 @@ from mindspore.graph.api import _pynative_executor
 from ..autograd.function import Function, first_order_only
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
-from .._ops.reduction import softmax_kernel
+from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
 from .._function_outputs import plain_reshape
 

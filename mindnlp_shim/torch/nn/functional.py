@@ -12,6 +12,7 @@ from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape
 from .._ops import _util as _ix  # (index range checks)
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
+from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
 from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
 from ..autograd.function import Function as _Function
 from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
@@ -712,7 +713,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = _lean.bmm_b_transposed(query, key)
         else:
             scores = ops.matmul(query, _sh.transpose(key, -2, -1))
-        weights = _red.softmax_kernel(scores if additive is None else ops.add(scores, additive), -1)
+        weights = _softmax_kernel(scores if additive is None else ops.add(scores, additive), -1)
         if dropout_p > 0.0:
             weights = dropout(weights, dropout_p, True)
         out = ops.matmul(weights, value)
