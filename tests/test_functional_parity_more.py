@@ -161,3 +161,17 @@ def test_layer_norm_float32_gradient_of_short_rows():
     # rows of two elements: the gradient is a small difference of large terms (torch's arrangement of it)
     x, w = np.array([0.9899, 0.5784]), np.array([-2.6539, 2.243])
     _check(lambda T, a, b: T.nn.functional.layer_norm(a, (2,), b), [x, w], np.float32)
+
+
+def test_float64_hardswish_values_and_gradients_on_every_piece():
+    # torch's float64 hardswish gradient is x / 3 + 1/2 in float64 (0 at and below -3, 1 from 3 on); built on
+    # hardsigmoid (whose gradient uses a float32 1/6) it was 4e-9 off
+    values = np.array([-5.0, -3.0, -0.3251, 0.0, 1.7, 2.9999, 3.0, 4.2, np.inf, -np.inf])
+    results = []
+    for T in (mt, rt):
+        x = T.tensor(values, requires_grad=True)
+        out = T.nn.functional.hardswish(x)
+        out.sum().backward()
+        results.append((out.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-14, atol=0)

@@ -338,3 +338,15 @@ def test_inplace_float64_erfinv_of_a_zero_dim_tensor():
         x.backward()
         outs.append((x.item(), leaf.grad.item()))
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_stacking_one_empty_tensor_that_requires_grad_stays_in_the_graph(dtype):
+    for T in (mt, rt):
+        empty = T.zeros(0, 3, dtype=getattr(T, dtype), requires_grad=True)
+        results = [T.cat([empty]), T.hstack([empty]), T.vstack([empty])]
+        assert [r.requires_grad for r in results] == [True, True, True], T.__name__
+        sum(r.sum() for r in results).backward()
+        assert tuple(empty.grad.shape) == (0, 3)
+        with T.no_grad():
+            assert not T.cat([empty]).requires_grad

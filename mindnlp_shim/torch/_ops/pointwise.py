@@ -386,7 +386,9 @@ fmin = _binary(ops.minimum, "fmin")
 logical_and = _binary(ops.logical_and, "logical_and")
 logical_or = _binary(ops.logical_or, "logical_or")
 logical_xor = _binary(ops.logical_xor, "logical_xor")
-atan2 = arctan2 = _binary(lambda input, other: ops.atan2(*_same_dtype(input, other)), "atan2")
+# (empty_broadcast: an operand broadcast against an empty tensor gets a zero gradient, not ReduceSum's
+# uninitialized empty sum)
+atan2 = arctan2 = _binary(lambda input, other: ops.atan2(*empty_broadcast(*_same_dtype(input, other))), "atan2")
 def _summed_to(grad, shape):
     """`grad` summed over the dimensions that broadcasting expanded from `shape`."""
     lead = grad.ndim - len(shape)

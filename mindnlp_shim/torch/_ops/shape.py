@@ -275,7 +275,10 @@ def _cat_of_one(kept, tensors):
     the result must not reach it)."""
     from .._tensor import clone
 
-    return clone(kept) if 0 not in kept._shape else ops.zeros(kept._shape, kept._dtype)  # (no Clone kernel for empty)
+    if 0 not in kept._shape:
+        return clone(kept)
+    # no Clone kernel for an empty tensor; one that requires grad gives a result in the graph, as torch's
+    return ops.mul(kept, 0) if kept._requires_grad else ops.zeros(kept._shape, kept._dtype)
 
 
 def _cat_out(result, out, name):

@@ -365,7 +365,23 @@ def hardsigmoid(input, inplace=False):
 
 def hardswish(input, inplace=False):
     x = _up(input)
+    if x._dtype == _F64:
+        return _maybe_inplace(input, _hardswish_float64(x), inplace)
     return _maybe_inplace(input, ops.mul(x, _hardsigmoid(x)), inplace)
+
+
+def _hardswish_float64(x):
+    """torch's float64 hardswish: the value x * min(max(x + 3, 0), 6) / 6, the gradient 0 for x <= -3,
+    g * (x / 3 + 1/2) below 3 and g from 3 on, all in float64 (hardsigmoid's float32 slope is not part of it)."""
+    clamped = ops.stop_gradient(ops.clamp(ops.add(x, _k(3.0, x)), 0.0, 6.0))
+    value = ops.div(ops.mul(ops.stop_gradient(x), clamped), _k(6.0, x))  # (torch's order of rounding)
+    gate = ops.div(clamped, _k(6.0, x))
+    below, inside = ops.le(x, -3.0), ops.logical_and(ops.gt(x, -3.0), ops.lt(x, 3.0))
+    x_inside = ops.where(inside, x, ops.zeros_like(x))  # (an infinite x elsewhere would make its gradient nan)
+    quadratic = ops.add(ops.div(ops.mul(x_inside, x_inside), _k(6.0, x)), ops.div(x_inside, _k(2.0, x)))
+    middle = ops.add(value, ops.sub(quadratic, ops.stop_gradient(quadratic)))  # d/dx: x / 3 + 1/2
+    above = ops.mul(x, gate)  # the gate is 1 there: x, with the gradient g
+    return ops.where(below, value, ops.where(inside, middle, above))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
