@@ -1,6 +1,8 @@
 """torch.optim.swa_utils (AveragedModel with SWA/EMA averaging, SWALR, update_bn) and SparseAdam against real
 PyTorch: averaged weights and buffers after several updates, the learning-rate sequence, recomputed BatchNorm
 statistics."""
+import io
+
 import numpy as np
 import pytest
 
@@ -162,6 +164,9 @@ def test_lbfgs_trajectory_matches_torch(name, dtype):
 
         losses = [float(opt.step(closure)) for _ in range(3)]
         state = opt.state[params[0]]
+        # the state holds tensors, as torch's does (state_dict() saves what torch saves)
+        assert all(isinstance(state[k], T.Tensor) for k in ("d", "H_diag", "prev_flat_grad"))
+        assert all(isinstance(v, T.Tensor) for k in ("old_dirs", "old_stps", "ro") for v in state[k])
         return losses, [p.detach().numpy() for p in params], state["n_iter"], state["func_evals"]
 
     ours, theirs = run(mt), run(rt)
@@ -169,7 +174,45 @@ def test_lbfgs_trajectory_matches_torch(name, dtype):
     np.testing.assert_allclose(ours[0], theirs[0], rtol=rtol)
     for a, b in zip(ours[1], theirs[1]):
         np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
-    assert ours[2:] == theirs[2:]
+    if dtype == np.float32 and name == "default":
+        # tolerance_change=1e-9 is below float32's resolution of the loss (~2.7: one ulp is 2.4e-7), so the last
+        # iteration stops when two losses are bitwise equal, which rests on the kernels' summation order; both
+        # stop at the same point within one iteration of each other
+        assert all(abs(a - b) <= 1 for a, b in zip(ours[2:], theirs[2:])), (ours[2:], theirs[2:])
+    else:
+        assert ours[2:] == theirs[2:]
+
+
+def test_lbfgs_state_dict_resumes_the_same_run():
+    def problem_and_optimizer():
+        params, loss_fn = _quadratic_problem(mt, np.float64)
+        opt = mt.optim.LBFGS(params, history_size=4, max_iter=3)
+
+        def closure():
+            opt.zero_grad()
+            loss = loss_fn()
+            loss.backward()
+            return loss
+
+        return params, opt, closure
+
+    params, opt, closure = problem_and_optimizer()
+    opt.step(closure)
+    saved = io.BytesIO()
+    mt.save({"opt": opt.state_dict(), "params": [p.detach().clone() for p in params]}, saved)
+    opt.step(closure)
+    uninterrupted = [p.detach().numpy().copy() for p in params]
+
+    saved.seek(0)
+    checkpoint = mt.load(saved)  # weights_only: the state holds only tensors and numbers
+    params2, opt2, closure2 = problem_and_optimizer()
+    with mt.no_grad():
+        for p, v in zip(params2, checkpoint["params"]):
+            p.copy_(v)
+    opt2.load_state_dict(checkpoint["opt"])
+    opt2.step(closure2)
+    for a, b in zip(uninterrupted, params2):
+        np.testing.assert_array_equal(a, b.detach().numpy())
 
 
 def test_lbfgs_refuses_what_torch_refuses_and_the_line_search():

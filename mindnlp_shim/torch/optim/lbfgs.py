@@ -3,8 +3,9 @@
 Each step runs up to `max_iter` iterations: the two-loop recursion over the last `history_size` curvature pairs
 (s, y) gives the direction, the first iteration's step is min(1, 1/|g|_1) * lr and later ones lr, and the loop
 stops on torch's conditions (gradient or change below tolerance, max_iter, max_eval). The vectors live on the
-host as NumPy arrays in the parameters' dtype; the state (`d`, `t`, `old_dirs`, `old_stps`, `ro`, `H_diag`,
-`prev_flat_grad`, `prev_loss`, `n_iter`, `func_evals`) has torch's names. The strong-Wolfe line search is not
+host as NumPy arrays in the parameters' dtype; between steps the state (`d`, `t`, `old_dirs`, `old_stps`, `ro`,
+`H_diag`, `prev_flat_grad`, `prev_loss`, `n_iter`, `func_evals`) holds them as tensors under torch's names, so
+`state_dict()` saves what torch's does. The strong-Wolfe line search is not
 implemented: line_search_fn='strong_wolfe' raises."""
 import numpy as np
 import mindspore
@@ -83,9 +84,10 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        h_diag, prev_flat_grad, prev_loss = state.get("H_diag"), state.get("prev_flat_grad"), state.get("prev_loss")
+        d, t = _host(state.get("d")), _host(state.get("t"))
+        old_dirs, old_stps, ro = (_host_list(state.get(name)) for name in ("old_dirs", "old_stps", "ro"))
+        h_diag, prev_flat_grad = _host(state.get("H_diag")), _host(state.get("prev_flat_grad"))
+        prev_loss = state.get("prev_loss")
         with _storage.no_grad():
             n_iter = 0
             while n_iter < max_iter:
@@ -143,9 +145,33 @@ class LBFGS(Optimizer):
                     break
                 if abs(loss - prev_loss) < tolerance_change:
                     break
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=h_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(d=_tensor(d), t=t, old_dirs=_tensor_list(old_dirs), old_stps=_tensor_list(old_stps),
+                     ro=_tensor_list(ro), H_diag=_tensor(h_diag), prev_flat_grad=_tensor(prev_flat_grad),
+                     prev_loss=prev_loss)
         return orig_loss
+
+
+def _tensor(value):
+    """A host value of the iteration as the tensor torch keeps in the state (NumPy scalars as 0-d tensors)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _storage.host_tensor(np.array(value))
+    return value
+
+
+def _host(value):
+    """A state tensor back as the NumPy array (or scalar, for 0-d) the iteration computes with."""
+    if isinstance(value, mindspore.Tensor):
+        array = value.asnumpy()
+        return array[()] if array.ndim == 0 else array
+    return value
+
+
+def _tensor_list(values):
+    return None if values is None else [_tensor(v) for v in values]
+
+
+def _host_list(values):
+    return None if values is None else [_host(v) for v in values]
 
 
 def _np_dtype(param):
