@@ -14,7 +14,8 @@ from sdist import extract_common_tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = ("bert", "gpt2", "llama", "t5", "mistral", "qwen2", "opt", "bart", "mixtral", "gpt_neox", "qwen3", "gemma2",
-          "gemma3", "phi3", "falcon", "marian", "mt5")
+          "gemma3", "phi3", "falcon", "marian", "mt5", "roberta", "xlm_roberta", "distilbert", "albert", "electra",
+          "deberta_v2", "modernbert")
 
 # Modules test_modeling_common.py / test_configuration_common.py import relatively that are not in the sdist.
 # The export and generation mixins are left empty: torch.export has no MindSpore meaning, and generation is

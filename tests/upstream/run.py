@@ -66,14 +66,14 @@ def main(argv=None):
                 for test_id, message in counts["failures"]:
                     print(f"FAILED {model} {test_id}: {message}")
         print(f"\ntransformers {sdist.TRANSFORMERS_VERSION} common tests under mindnlp-shim")
-        print(f"{'model':<8}{'passed':>8}{'failed':>8}{'skipped':>9}{'pass rate':>11}")
+        print(f"{'model':<12}{'passed':>8}{'failed':>8}{'skipped':>9}{'pass rate':>11}")
         for model, counts in rows:
             if counts is None:
-                print(f"{model:<8}{'crashed':>8}")
+                print(f"{model:<12}{'crashed':>8}")
                 continue
             rate = results.pass_rate(counts)
             rate_text = f"{100 * rate:.1f}%" if rate is not None else "-"
-            print(f"{model:<8}{counts['passed']:>8}{counts['failed']:>8}{counts['skipped']:>9}{rate_text:>11}")
+            print(f"{model:<12}{counts['passed']:>8}{counts['failed']:>8}{counts['skipped']:>9}{rate_text:>11}")
         if args.keep:
             print(f"test tree and junit files kept in {root}")
     finally:

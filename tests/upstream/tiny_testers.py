@@ -1,4 +1,4 @@
-"""Model testers shared by the decoder and encoder-decoder suites (copied beside them by package.py).
+"""Model testers shared by the decoder, encoder-decoder and encoder suites (copied beside them by package.py).
 
 They follow the documented tester structure (as suite_llama.py and suite_t5.py spell out for one model each):
 a tiny config, `prepare_config_and_inputs_for_common()` returning (config, inputs), and the sizes the mixins
@@ -101,3 +101,40 @@ class T5StyleTester:
         inputs = {"input_ids": input_ids, "attention_mask": random_attention_mask(shape),
                   "decoder_input_ids": decoder_input_ids, "decoder_attention_mask": random_attention_mask(shape)}
         return self.get_config(), inputs
+
+
+class EncoderTester:
+    """A bidirectional encoder with BERT's heads (masked LM, sequence/token classification, question answering,
+    multiple choice): ids from 4 up, so no row holds the pad, bos, eos, cls or sep id of any of these families
+    (RoBERTa derives positions from the padding id), a random attention mask, and token type ids for models
+    that take them. A suite passes the config's own keywords; the sizes the mixin reads are SIZES."""
+
+    def __init__(self, parent, config_class, batch_size=3, seq_length=7, num_labels=3, num_choices=4,
+                 token_types=True, **config_kwargs):
+        self.parent = parent
+        self.config_class = config_class
+        self.batch_size = batch_size
+        self.seq_length = seq_length
+        self.num_labels = num_labels
+        self.num_choices = num_choices
+        self.token_types = token_types
+        self.is_training = True
+        self.config_kwargs = config_kwargs
+        for name, value in SIZES.items():
+            setattr(self, name, value)
+
+    def get_config(self):
+        return self.config_class(**self.config_kwargs)
+
+    def prepare_config_and_inputs_for_common(self):
+        shape = [self.batch_size, self.seq_length]
+        inputs = {"input_ids": ids_tensor(shape, self.vocab_size - 4) + 4,
+                  "attention_mask": random_attention_mask(shape)}
+        if self.token_types:
+            inputs["token_type_ids"] = ids_tensor(shape, 2)
+        return self.get_config(), inputs
+
+
+def bert_like(**extra):
+    """The config keywords of a BERT-layout encoder at SIZES (dropout left at the configs' defaults)."""
+    return dict(SIZES, intermediate_size=37, max_position_embeddings=64, **extra)
