@@ -8,13 +8,12 @@ import torch
 from transformers import (AlbertConfig, AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, AlbertForMultipleChoice,
                           AlbertForQuestionAnswering, AlbertForSequenceClassification, AlbertForTokenClassification)
 
-from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin
 from tiny_testers import EncoderTester, bert_like
 
 
-class AlbertModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
+class AlbertModelTest(ModelTesterMixin, unittest.TestCase):
     all_model_classes = (AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, AlbertForMultipleChoice,
                          AlbertForQuestionAnswering, AlbertForSequenceClassification, AlbertForTokenClassification)
 

@@ -7,13 +7,12 @@ from transformers import (DebertaV2Config, DebertaV2Model, DebertaV2ForMaskedLM,
                           DebertaV2ForQuestionAnswering, DebertaV2ForSequenceClassification,
                           DebertaV2ForTokenClassification)
 
-from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin
 from tiny_testers import EncoderTester, bert_like
 
 
-class DebertaV2ModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
+class DebertaV2ModelTest(ModelTesterMixin, unittest.TestCase):
     all_model_classes = (DebertaV2Model, DebertaV2ForMaskedLM, DebertaV2ForMultipleChoice,
                          DebertaV2ForQuestionAnswering, DebertaV2ForSequenceClassification,
                          DebertaV2ForTokenClassification)

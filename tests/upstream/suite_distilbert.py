@@ -6,13 +6,12 @@ from transformers import (DistilBertConfig, DistilBertModel, DistilBertForMasked
                           DistilBertForQuestionAnswering, DistilBertForSequenceClassification,
                           DistilBertForTokenClassification)
 
-from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin
 from tiny_testers import EncoderTester
 
 
-class DistilBertModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
+class DistilBertModelTest(ModelTesterMixin, unittest.TestCase):
     all_model_classes = (DistilBertModel, DistilBertForMaskedLM, DistilBertForMultipleChoice,
                          DistilBertForQuestionAnswering, DistilBertForSequenceClassification,
                          DistilBertForTokenClassification)

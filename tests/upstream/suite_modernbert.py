@@ -6,13 +6,12 @@ from transformers import (ModernBertConfig, ModernBertModel, ModernBertForMasked
                           ModernBertForQuestionAnswering, ModernBertForSequenceClassification,
                           ModernBertForTokenClassification)
 
-from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin
 from tiny_testers import EncoderTester, bert_like
 
 
-class ModernBertModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
+class ModernBertModelTest(ModelTesterMixin, unittest.TestCase):
     all_model_classes = (ModernBertModel, ModernBertForMaskedLM, ModernBertForMultipleChoice,
                          ModernBertForQuestionAnswering, ModernBertForSequenceClassification,
                          ModernBertForTokenClassification)
