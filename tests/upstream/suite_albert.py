@@ -3,14 +3,12 @@ embeddings (16) below the hidden size, layers sharing one group's weights; Alber
 heads' labels (masked tokens and sentence order), which the common helper does not build."""
 import unittest
 
-import torch
-
 from transformers import (AlbertConfig, AlbertModel, AlbertForPreTraining, AlbertForMaskedLM, AlbertForMultipleChoice,
                           AlbertForQuestionAnswering, AlbertForSequenceClassification, AlbertForTokenClassification)
 
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin
-from tiny_testers import EncoderTester, bert_like
+from tiny_testers import EncoderTester, add_pretraining_labels, bert_like
 
 
 class AlbertModelTest(ModelTesterMixin, unittest.TestCase):
@@ -24,9 +22,7 @@ class AlbertModelTest(ModelTesterMixin, unittest.TestCase):
     def _prepare_for_class(self, inputs_dict, model_class, return_labels=False):
         inputs_dict = super()._prepare_for_class(inputs_dict, model_class, return_labels=return_labels)
         if return_labels and model_class is AlbertForPreTraining:
-            shape = (self.model_tester.batch_size, self.model_tester.seq_length)
-            inputs_dict["labels"] = torch.zeros(shape, dtype=torch.long)
-            inputs_dict["sentence_order_label"] = torch.zeros(shape[0], dtype=torch.long)
+            add_pretraining_labels(self.model_tester, inputs_dict, "sentence_order_label")
         return inputs_dict
 
     def test_config(self):

@@ -5,8 +5,6 @@ are not in the sdist): a tiny config, `prepare_config_and_inputs_for_common()` r
 and the sizes the mixin reads (batch_size, seq_length, num_hidden_layers, ...)."""
 import unittest
 
-import torch
-
 from transformers import (BertConfig, BertForMaskedLM, BertForMultipleChoice, BertForNextSentencePrediction,
                           BertForPreTraining, BertForQuestionAnswering, BertForSequenceClassification,
                           BertForTokenClassification, BertLMHeadModel, BertModel)
@@ -14,6 +12,7 @@ from transformers import (BertConfig, BertForMaskedLM, BertForMultipleChoice, Be
 from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin, ids_tensor, random_attention_mask
+from tiny_testers import add_pretraining_labels
 
 
 class BertModelTester:
@@ -62,9 +61,7 @@ class BertModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
         # BertForPreTraining's loss needs both of its heads' labels, which the common helper does not build.
         inputs_dict = super()._prepare_for_class(inputs_dict, model_class, return_labels=return_labels)
         if return_labels and model_class is BertForPreTraining:
-            shape = (self.model_tester.batch_size, self.model_tester.seq_length)
-            inputs_dict["labels"] = torch.zeros(shape, dtype=torch.long)
-            inputs_dict["next_sentence_label"] = torch.zeros(shape[0], dtype=torch.long)
+            add_pretraining_labels(self.model_tester, inputs_dict, "next_sentence_label")
         return inputs_dict
 
     def test_config(self):

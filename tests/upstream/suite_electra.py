@@ -3,8 +3,6 @@ projected to the hidden size; ElectraForPreTraining (the discriminator) gets its
 helper does not build."""
 import unittest
 
-import torch
-
 from transformers import (ElectraConfig, ElectraModel, ElectraForCausalLM, ElectraForMaskedLM, ElectraForPreTraining,
                           ElectraForMultipleChoice, ElectraForQuestionAnswering, ElectraForSequenceClassification,
                           ElectraForTokenClassification)
@@ -12,7 +10,7 @@ from transformers import (ElectraConfig, ElectraModel, ElectraForCausalLM, Elect
 from hf_tests.generation.test_utils import GenerationTesterMixin
 from hf_tests.test_configuration_common import ConfigTester
 from hf_tests.test_modeling_common import ModelTesterMixin
-from tiny_testers import EncoderTester, bert_like
+from tiny_testers import EncoderTester, add_pretraining_labels, bert_like
 
 
 class ElectraModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCase):
@@ -27,8 +25,7 @@ class ElectraModelTest(ModelTesterMixin, GenerationTesterMixin, unittest.TestCas
     def _prepare_for_class(self, inputs_dict, model_class, return_labels=False):
         inputs_dict = super()._prepare_for_class(inputs_dict, model_class, return_labels=return_labels)
         if return_labels and model_class is ElectraForPreTraining:
-            shape = (self.model_tester.batch_size, self.model_tester.seq_length)
-            inputs_dict["labels"] = torch.zeros(shape, dtype=torch.long)
+            add_pretraining_labels(self.model_tester, inputs_dict)
         return inputs_dict
 
     def test_config(self):

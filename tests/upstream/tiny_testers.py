@@ -3,6 +3,8 @@
 They follow the documented tester structure (as suite_llama.py and suite_t5.py spell out for one model each):
 a tiny config, `prepare_config_and_inputs_for_common()` returning (config, inputs), and the sizes the mixins
 read. A suite names its config class and the config's own keywords; the sizes are common to all."""
+import torch
+
 from hf_tests.test_modeling_common import ids_tensor, random_attention_mask
 
 SIZES = dict(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=4)
@@ -133,6 +135,16 @@ class EncoderTester:
         if self.token_types:
             inputs["token_type_ids"] = ids_tensor(shape, 2)
         return self.get_config(), inputs
+
+
+def add_pretraining_labels(tester, inputs_dict, row_label=None):
+    """The labels of a pre-training head, which the mixin's `_prepare_for_class` does not build: zeros per token
+    under "labels" and, when `row_label` names one (BERT's next sentence, ALBERT's sentence order), per row."""
+    shape = (tester.batch_size, tester.seq_length)
+    inputs_dict["labels"] = torch.zeros(shape, dtype=torch.long)
+    if row_label is not None:
+        inputs_dict[row_label] = torch.zeros(shape[0], dtype=torch.long)
+    return inputs_dict
 
 
 def bert_like(**extra):
