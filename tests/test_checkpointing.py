@@ -100,7 +100,9 @@ def test_forward_is_unrecorded_and_recomputed_once_in_backward(shim_report):
 
 
 @pytest.mark.parametrize("key", ["missing_use_reentrant", "reentrant_without_grad_inputs", "kwargs_with_reentrant",
-                                 "context_fn_with_reentrant"])
+                                 "context_fn_with_reentrant"] + [
+    f"input_written_after_forward_{variant}_{write}" for variant in VARIANTS
+    for write in ("inplace_op", "index_assignment")] + [f"input_written_before_forward_{v}" for v in VARIANTS])
 def test_arguments_errors_and_warnings_match_torch(shim_report, torch_report, key):
     assert shim_report["behaviour"][key] == torch_report["behaviour"][key]
 

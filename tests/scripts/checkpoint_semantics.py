@@ -185,6 +185,33 @@ def behaviour():
     seen["context_fn_with_reentrant"] = error_of(
         lambda: checkpoint(traced, x, use_reentrant=True, context_fn=lambda: (None, None)))
 
+    # an input written in place after the forward: recomputing would differentiate another function
+    for variant, reentrant in (("reentrant", True), ("non_reentrant", False)):
+        writes = (("inplace_op", lambda t: t.add_(1)), ("index_assignment", lambda t: t.__setitem__(0, 5.0)))
+        for write, apply in writes:
+            def written_after_forward():
+                a = leaf(X)
+                b = a * 2
+                out = checkpoint(torch.exp, b, use_reentrant=reentrant)
+                apply(b)
+                out.sum().backward()
+
+            error = error_of(written_after_forward)
+            seen[f"input_written_after_forward_{variant}_{write}"] = error and [
+                error[0], "modified by an inplace operation" in error[1]]
+
+        def written_before_forward():
+            a = leaf(X)
+            b = a * 2
+            b.add_(1)
+            out = checkpoint(torch.exp, b, use_reentrant=reentrant)
+            other = b.clone()
+            other.add_(1)  # a copy written after the forward is not the input
+            out.sum().backward()
+            return grads_of(a)
+
+        seen[f"input_written_before_forward_{variant}"] = written_before_forward()
+
     entered = []
 
     class Marker:

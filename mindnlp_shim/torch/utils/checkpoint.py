@@ -19,6 +19,10 @@ what they accept (keyword arguments and `context_fn` need `use_reentrant=False`)
 variant gives no gradients when no input tensor requires grad. Not supported: `torch.autograd.grad(...)` with
 `inputs` being parameters used inside a checkpointed region (the nested backward accumulates into `.grad`
 instead, as torch's reentrant variant does).
+
+An input written in place after the forward makes the backward raise torch's RuntimeError (recomputing from
+the new values would differentiate another function); writes are seen through MindSpore's own count of them,
+which covers tensors inside the autograd graph, not tensors that do not require grad.
 """
 import collections.abc
 import contextlib
@@ -37,6 +41,9 @@ from .._function_outputs import plain_tensor
 
 Tensor = mindspore.Tensor
 _FLOATING = (mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64)
+# MindSpore's count of the in-place writes its engine made into a tensor (what its autograd checks for the
+# tensors it saves); the shim's Tensor._version is another thing, so the descriptor is read directly
+_engine_write_count = mindspore._c_expression.TensorPy._version.__get__
 
 
 # ---------------------------------------------------------------- nested structures of tensors
@@ -106,6 +113,7 @@ class _Recompute(Function):
     def forward(ctx, region, forward_context, anchor, *inputs):
         ctx.region = region
         ctx.inputs = inputs
+        ctx.write_counts = [_engine_write_count(t) if isinstance(t, Tensor) else None for t in inputs]
         with no_grad(), forward_context:
             outputs = _call(region.function, region.template, list(inputs))
         produced = []
@@ -119,6 +127,7 @@ class _Recompute(Function):
     @staticmethod
     def backward(ctx, *grads):
         region = ctx.region
+        _check_not_written(ctx.inputs, ctx.write_counts)
         inputs = [_detached_like(t) for t in ctx.inputs]
         with _replayed_rng(region.rng_state), autocast_mode.restored(region.autocast_state), enable_grad(), \
                 region.recompute_context:
@@ -132,6 +141,18 @@ class _Recompute(Function):
 
             _backward([out for out, _ in pairs], [grad for _, grad in pairs])
         return (None, None, None) + tuple(_grad_of(t) for t in inputs)
+
+
+def _check_not_written(inputs, write_counts):
+    """torch refuses to recompute from an input written in place after the forward (the recomputation would
+    see the new values and give the gradient of another function); so does this, for the writes MindSpore's
+    engine counts (those made while autograd records)."""
+    for index, (tensor, count) in enumerate(zip(inputs, write_counts)):
+        if count is not None and _engine_write_count(tensor) != count:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[{tensor.type()} {list(tensor.shape)}], which is input {index} of a checkpointed region, is at "
+                f"version {_engine_write_count(tensor)}; expected version {count} instead.")
 
 
 def _detached_like(tensor):
