@@ -15,6 +15,10 @@ import mindspore
 from . import _dtype
 
 _ms_stride = mindspore.Tensor.stride  # MindSpore's own (a list of element strides), captured before the torch binding
+# MindSpore's count of in-place writes into a tensor's storage (shared with its views), which its autograd checks
+# for the tensors it saved; its own kernels' writes count, NumPy's do not unless counted here
+_write_count = mindspore._c_expression.TensorPy._version.__get__
+_set_write_counts = mindspore._c_expression._unsafe_set_version_counter
 
 
 class _Buffer:
@@ -80,3 +84,12 @@ def write(tensor, value, check_overlap=True):
     if check_overlap and has_internal_overlap(tensor):
         raise RuntimeError(OVERLAP_MESSAGE)
     np.copyto(host_view(tensor), value, casting="unsafe")
+    count_write(tensor)
+
+
+def count_write(tensor):
+    """Count a write made through a host view as MindSpore counts its own in-place writes, so a backward that
+    saved the tensor before the write refuses it (torch's version-counter error) instead of reading the new
+    values. Writes through `.data` are not counted, as in torch."""
+    if not getattr(tensor, "_is_data_alias", False):
+        _set_write_counts([tensor], [_write_count(tensor) + 1])

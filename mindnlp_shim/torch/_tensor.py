@@ -657,6 +657,7 @@ def _setitem_in_memory(self, items, value):
     except ValueError as exc:  # NumPy's broadcast error
         raise RuntimeError(f"shape mismatch: value of shape {tuple(np.shape(value))} cannot be written into "
                            f"the indexed part of a tensor of shape {tuple(self.shape)}: {exc}") from None
+    _memory.count_write(self)
 
 
 def _getitem_stepped(self, items):

@@ -1,0 +1,96 @@
+"""A tensor saved for backward and then written in place: torch's version counter makes `backward()` raise, so
+the gradient is never computed from the new values. The shim must raise where torch raises and give torch's
+gradient where torch computes one (a write before the forward, into a copy, or through `.data`)."""
+import numpy as np
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+W = [0.5, 1.0, 1.5]
+
+
+def _constant_saved_by_mul(T, write):
+    # x does not require grad; w * x saves it for w's gradient
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    loss = (w * x).sum()
+    write(T, x)
+    loss.backward()
+    return w.grad
+
+
+def _graph_tensor_written_under_no_grad(T, write):
+    w = T.tensor(W, requires_grad=True)
+    b = w * 2
+    loss = b.sin().sum()
+    with T.no_grad():
+        write(T, b)
+    loss.backward()
+    return w.grad
+
+
+def _constant_written_before_the_forward(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    write(T, x)
+    (w * x).sum().backward()
+    return w.grad
+
+
+def _copy_written_after_the_forward(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    loss = (w * x).sum()
+    write(T, x.clone())
+    loss.backward()
+    return w.grad
+
+
+def _parameter_written_through_data(T, write):
+    # .data is outside torch's version tracking: the backward reads the new values in torch too
+    w = T.tensor(W, requires_grad=True)
+    loss = (w * w).sum()
+    write(T, w.data)
+    loss.backward()
+    return w.grad
+
+
+SCENARIOS = {f.__name__.lstrip("_"): f for f in (
+    _constant_saved_by_mul, _graph_tensor_written_under_no_grad, _constant_written_before_the_forward,
+    _copy_written_after_the_forward, _parameter_written_through_data)}
+
+WRITES = {
+    "add_": lambda T, t: t.add_(1.0),
+    "mul_": lambda T, t: t.mul_(3.0),
+    "index_assignment": lambda T, t: t.__setitem__(0, 5.0),
+    "slice_assignment": lambda T, t: t.__setitem__(slice(1, 3), T.tensor([2.0, 4.0])),
+    "copy_": lambda T, t: t.copy_(T.tensor([3.0, 2.0, 1.0])),
+    "zero_": lambda T, t: t.zero_(),
+    "fill_": lambda T, t: t.fill_(2.0),
+    "masked_fill_": lambda T, t: t.masked_fill_(T.tensor([True, False, True]), 7.0),
+    "clamp_": lambda T, t: t.clamp_(0.2, 0.9),
+}
+
+
+def _outcome(T, scenario, write):
+    try:
+        return np.asarray(SCENARIOS[scenario](T, WRITES[write]).detach().numpy(), np.float64)
+    except RuntimeError as exc:
+        return type(exc).__name__, "modified by an inplace operation" in str(exc).lower()
+
+
+@pytest.mark.parametrize("write", list(WRITES))
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_backward_after_a_write_matches_torch(scenario, write):
+    ours, theirs = _outcome(mt, scenario, write), _outcome(rt, scenario, write)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        assert not isinstance(ours, tuple), ours
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
