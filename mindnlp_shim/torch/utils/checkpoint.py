@@ -21,8 +21,8 @@ variant gives no gradients when no input tensor requires grad. Not supported: `t
 instead, as torch's reentrant variant does).
 
 An input written in place after the forward makes the backward raise torch's RuntimeError (recomputing from
-the new values would differentiate another function); writes are seen through MindSpore's own count of them,
-which covers tensors inside the autograd graph, not tensors that do not require grad.
+the new values would differentiate another function); writes are seen through MindSpore's count of them
+(`_memory.write_count`: its kernels' writes and the shim's writes through host memory).
 """
 import collections.abc
 import contextlib
@@ -38,12 +38,10 @@ from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..amp import autocast_mode
 from .. import random as _random
 from .._function_outputs import plain_tensor
+from .. import _memory
 
 Tensor = mindspore.Tensor
 _FLOATING = (mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64)
-# MindSpore's count of the in-place writes its engine made into a tensor (what its autograd checks for the
-# tensors it saves); the shim's Tensor._version is another thing, so the descriptor is read directly
-_engine_write_count = mindspore._c_expression.TensorPy._version.__get__
 
 
 # ---------------------------------------------------------------- nested structures of tensors
@@ -113,7 +111,7 @@ class _Recompute(Function):
     def forward(ctx, region, forward_context, anchor, *inputs):
         ctx.region = region
         ctx.inputs = inputs
-        ctx.write_counts = [_engine_write_count(t) if isinstance(t, Tensor) else None for t in inputs]
+        ctx.write_counts = [_memory.write_count(t) if isinstance(t, Tensor) else None for t in inputs]
         with no_grad(), forward_context:
             outputs = _call(region.function, region.template, list(inputs))
         produced = []
@@ -145,14 +143,14 @@ class _Recompute(Function):
 
 def _check_not_written(inputs, write_counts):
     """torch refuses to recompute from an input written in place after the forward (the recomputation would
-    see the new values and give the gradient of another function); so does this, for the writes MindSpore's
-    engine counts (those made while autograd records)."""
+    see the new values and give the gradient of another function); so does this, for every write
+    `_memory.write_count` counts."""
     for index, (tensor, count) in enumerate(zip(inputs, write_counts)):
-        if count is not None and _engine_write_count(tensor) != count:
+        if count is not None and _memory.write_count(tensor) != count:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"[{tensor.type()} {list(tensor.shape)}], which is input {index} of a checkpointed region, is at "
-                f"version {_engine_write_count(tensor)}; expected version {count} instead.")
+                f"version {_memory.write_count(tensor)}; expected version {count} instead.")
 
 
 def _detached_like(tensor):
