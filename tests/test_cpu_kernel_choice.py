@@ -30,17 +30,18 @@ def _randn(*shape, seed=0):
     return torch.tensor(np.random.RandomState(seed).randn(*shape).astype(np.float32))
 
 
+# (sizes above host_small.MAX_ELEMENTS: smaller tensors outside autograd are computed by NumPy)
 def test_large_broadcasting_add_tiles_the_smaller_operand(tile_calls):
-    scores, mask = _randn(4, 6, 32, 48), _randn(4, 1, 32, 48, seed=1)
+    scores, mask = _randn(4, 6, 64, 96), _randn(4, 1, 64, 96, seed=1)
     out = scores + mask
     assert tile_calls == [(1, 6, 1, 1)]
     np.testing.assert_array_equal(out.numpy(), scores.numpy() + mask.numpy())
 
 
 def test_missing_leading_axes_are_tiled_too(tile_calls):
-    x, w = _randn(16, 64, 48), _randn(48, seed=1)
+    x, w = _randn(16, 128, 72), _randn(72, seed=1)
     out = torch.mul(x, w)
-    assert tile_calls == [(16, 64, 1)]
+    assert tile_calls == [(16, 128, 1)]
     np.testing.assert_array_equal(out.numpy(), x.numpy() * w.numpy())
 
 

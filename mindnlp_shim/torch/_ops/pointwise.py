@@ -11,6 +11,7 @@ from ._host_math import accurate_unary
 from .erfinv_float64 import erfinv_any
 from ._util import Tensor, write_out
 from .broadcast import empty_broadcast, tiled_operands
+from . import host_small
 
 
 # isinstance against TensorPy, the C base class: Tensor's ABC metaclass makes `isinstance(1, Tensor)` about 4x
@@ -87,6 +88,10 @@ def add(input, other, *, alpha=1, out=None):
         return write_out(out, add(input, other, alpha=alpha), "add")
     if type(alpha) is not int:
         _check_alpha(input, other, alpha)
+    if alpha == 1:
+        on_host = host_small.binary(np.add, input, other)
+        if on_host is not None:
+            return on_host
     if alpha != 1 and _both_bool(input, other):
         alpha = bool(alpha)  # a bool result: other * alpha is other and alpha
         other = other if alpha else ops.logical_and(other, False) if isinstance(other, TensorPy) else False
@@ -127,6 +132,10 @@ def sub(input, other, *, alpha=1, out=None):
     _refuse_bool_subtraction(input, other)
     if type(alpha) is not int:
         _check_alpha(input, other, alpha)
+    if alpha == 1:
+        on_host = host_small.binary(np.subtract, input, other)
+        if on_host is not None:
+            return on_host
     if alpha != 1:
         other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
@@ -142,6 +151,9 @@ def rsub(input, other, *, alpha=1):
 def mul(input, other, *, out=None):
     if out is not None:
         return write_out(out, mul(input, other), "mul")
+    on_host = host_small.binary(np.multiply, input, other)
+    if on_host is not None:
+        return on_host
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
             and input._shape == other._shape:
         return ops.mul(input, other)
@@ -251,11 +263,31 @@ def pow(input, exponent, *, out=None):
     return ops.pow(input, exponent)
 
 
-def _unary(ms_fn, name, exact=False):
-    """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...)."""
+# the exponents torch's CPU kernel computes with multiplications, divisions and square roots (each IEEE-rounded,
+# so NumPy's same operations give its bits)
+# (each passes `q`, NumPy's error settings, on to its ufuncs: see host_small.quietly)
+_HOST_POWERS = {
+    2: lambda a, **q: np.multiply(a, a, **q),
+    3: lambda a, **q: np.multiply(np.multiply(a, a, **q), a, **q),
+    0.5: np.sqrt,
+    # (1 in the array's own type: NumPy would widen a Python 1 beside a 0-d float32 array to float64)
+    -0.5: lambda a, **q: np.divide(a.dtype.type(1), np.sqrt(a, **q), **q),
+    -1: lambda a, **q: np.divide(a.dtype.type(1), a, **q),
+    -2: lambda a, **q: np.divide(a.dtype.type(1), np.multiply(a, a, **q), **q),
+    1: lambda a, **q: a.copy(),
+}
+
+
+def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS):
+    """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...);
+    `host`: the NumPy function that gives torch's result for small tensors of `host_dtypes` (host_small)."""
     def op(input, *, out=None):
         if out is not None:  # (the value from the module's op: the one adapted per target)
             return write_out(out, globals()[name](input), name, exact=exact)
+        if host is not None:
+            on_host = host_small.unary(host, input, host_dtypes)
+            if on_host is not None:
+                return on_host
         return ms_fn(input)
 
     op.__name__ = op.__qualname__ = name
@@ -271,7 +303,7 @@ def _unary_without_out(ms_fn, name):
     return op
 
 
-neg = negative = _unary(ops.neg, "neg", exact=True)
+neg = negative = _unary(ops.neg, "neg", exact=True, host=np.negative, host_dtypes=host_small.FLOATS_AND_INTEGERS)
 
 
 def _magnitude(input):
@@ -287,8 +319,8 @@ log = _unary(accurate_unary(ops.log, "log"), "log")
 log2 = _unary(accurate_unary(ops.log2, "log2"), "log2")
 log10 = _unary(accurate_unary(ops.log10, "log10"), "log10")
 log1p = _unary(accurate_unary(ops.log1p, "log1p"), "log1p")
-sqrt = _unary(ops.sqrt, "sqrt")
-rsqrt = _unary(ops.rsqrt, "rsqrt")
+sqrt = _unary(ops.sqrt, "sqrt", host=np.sqrt)
+rsqrt = _unary(ops.rsqrt, "rsqrt", host=_HOST_POWERS[-0.5])  # torch's kernel: 1 / sqrt(x), both rounded
 sin = _unary(ops.sin, "sin")
 cos = _unary(ops.cos, "cos")
 tan = _unary(ops.tan, "tan")
@@ -613,6 +645,21 @@ def _promoting(fn, to_float=False):
     return op
 
 
+def _promoting_pow(fn):
+    """pow with operands in torch's result dtype; a small float tensor to one of the exponents torch computes
+    with IEEE operations goes to the host first (before promotion makes the exponent a tensor)."""
+    def op(input, exponent, *, out=None):
+        if out is None and type(exponent) in (int, float) and exponent in _HOST_POWERS:
+            on_host = host_small.unary(_HOST_POWERS[exponent], input)
+            if on_host is not None:
+                return on_host
+        return fn(*_promoted(input, exponent), out=out)
+
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__wrapped__ = fn
+    return op
+
+
 def _promoting_div(fn):
     def op(input, other, *, rounding_mode=None, out=None):
         return fn(*_promoted(input, other, to_float=rounding_mode is None), rounding_mode=rounding_mode, out=out)
@@ -634,8 +681,8 @@ def _with_bool_kernel(fn, on_bools):
 
 
 def _wrap_promoting():
-    wrapped = {div: _promoting_div(div)}
-    for fn in (remainder, fmod, floor_divide, pow, fmax, fmin, eq, ne, lt, le, gt, ge,
+    wrapped = {div: _promoting_div(div), pow: _promoting_pow(pow)}
+    for fn in (remainder, fmod, floor_divide, fmax, fmin, eq, ne, lt, le, gt, ge,
                bitwise_and, bitwise_or, bitwise_xor):
         wrapped[fn] = _promoting(fn)
     for fn, on_bools in ((maximum, ops.logical_or), (minimum, ops.logical_and)):

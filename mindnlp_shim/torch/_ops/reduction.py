@@ -7,6 +7,7 @@ from mindspore import mint, ops
 
 from .. import _dtype
 from .softmax_kernel import softmax_kernel
+from . import host_small
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
@@ -75,6 +76,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"complex dtype. Got: {str(input.dtype).replace('torch.', '').capitalize()}")
     if 0 in input._shape:  # empty
         return _empty_reduction(input, dim, keepdim, float("nan"), input.dtype)
+    if type(keepdim) is bool:
+        on_host = host_small.mean(input, dim, keepdim)
+        if on_host is not None:
+            return on_host
     return mint.mean(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim)
 
 
@@ -243,6 +248,9 @@ def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     if dtype is not None:
         input = input.astype(dtype)
     dim = wrap_dim(-1 if dim is None else dim, input.ndim)
+    on_host = host_small.softmax(input, dim)
+    if on_host is not None:
+        return on_host
     if input.ndim == 0 or input.shape[dim] == 1:
         return softmax_kernel(input, dim)  # (before the shift below: a row of one -inf is nan, as in torch)
     if input.dtype == mindspore.float32 and dim == input.ndim - 1:

@@ -3,6 +3,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
+from . import host_small
 from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
 
 
@@ -251,7 +252,9 @@ def cat(tensors, dim=0, *, out=None):
         a, b = tensors
         a_shape, b_shape = a._shape, b._shape
         if a._dtype is b._dtype and len(a_shape) == len(b_shape) and a_shape != (0,) and b_shape != (0,):
-            return ops.cat((a, b), dim if dim >= 0 else dim + len(a_shape))
+            dim = dim if dim >= 0 else dim + len(a_shape)
+            on_host = host_small.cat(tensors, dim)
+            return on_host if on_host is not None else ops.cat((a, b), dim)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -264,6 +267,9 @@ def cat(tensors, dim=0, *, out=None):
     for t in nonempty[1:]:
         if len(t._shape) != ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ndim} and {t.ndim}")
+    on_host = host_small.cat(nonempty, wrap_dim(dim, ndim))
+    if on_host is not None:
+        return on_host
     return ops.cat(tuple(nonempty), wrap_dim(dim, ndim))
 
 

@@ -19,6 +19,7 @@ from mindspore import ops
 from mindspore.graph.api import _pynative_executor
 
 from ..autograd.function import Function, first_order_only
+from .._ops import host_small as _host_small
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
 from .._ops.softmax_kernel import softmax_kernel
@@ -92,7 +93,8 @@ def linear(x, weight, bias):
     """`linear_rows`, recorded as one Function that keeps x and W (not a flattened copy of x)."""
     if _records(x, weight, bias):
         return _Linear.apply(x, weight, bias)
-    return linear_rows(x, weight, bias)
+    on_host = _host_small.linear(x, weight, bias)
+    return on_host if on_host is not None else linear_rows(x, weight, bias)
 
 
 # ---------------------------------------------------------------- GELU (exact, erf form)

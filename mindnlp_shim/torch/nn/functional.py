@@ -10,6 +10,7 @@ from mindspore.graph.api import _pynative_executor
 from .. import _dtype
 from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
 from .._ops import _util as _ix  # (index range checks)
+from .._ops import host_small as _host_small
 from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
@@ -320,8 +321,13 @@ def celu(input, alpha=1.0, inplace=False):
 
 def silu(input, inplace=False):
     # MindSpore's kernel: up to ~300 ulps off torch in float32 (docs/numerics.md), kept for its speed in
-    # Llama-style MLPs (the float64 host sigmoid is 2.5-3.5x slower on large tensors)
-    return _maybe_inplace(input, ops.silu(input), inplace)
+    # Llama-style MLPs (the float64 host sigmoid is 2.5-3.5x slower on large tensors); small tensors outside
+    # autograd are computed in float64 on the host (_ops/host_small)
+    on_host = _host_small.unary(_SILU64, input)
+    return _maybe_inplace(input, on_host if on_host is not None else ops.silu(input), inplace)
+
+
+_SILU64 = _host_small.in_float64(_host_small.silu)
 
 
 def mish(input, inplace=False):
@@ -695,6 +701,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scaled before the product (L*E elements instead of L*S), k is never transposed in memory (BatchMatMul with
     transpose_b), and masks are applied as one broadcast addition (a boolean mask becomes 0/-inf on its own,
     smaller, shape first)."""
+    if dropout_p == 0.0:
+        on_host = _host_small.attention(query, key, value, attn_mask, is_causal, scale, enable_gqa)
+        if on_host is not None:
+            return on_host
     if enable_gqa and _gqa.applies(query, key, value, dropout_p, _lean._records(query, key, value)):
         causal = _causal_additive_mask(query.shape[-2], key.shape[-2], query.dtype) if is_causal else None
         if causal is not None and attn_mask is not None:

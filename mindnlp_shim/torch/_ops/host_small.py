@@ -1,0 +1,361 @@
+"""Small CPU tensors outside autograd, computed with NumPy on their own memory.
+
+MindSpore 2.10's eager CPU ops cost 50-300 µs each before any arithmetic (docs/performance.md, "Small tensors"),
+where NumPy needs 1-15 µs on a few thousand elements. Decoding and evaluation run hundreds of such ops per
+token or batch, outside autograd, so the ops they spend most on take this path when every tensor operand:
+
+- is a plain CPU tensor of a dtype the op lists (float32 and float64 for arithmetic; int64/int32 where the
+  op is exact on integers),
+- has at most MAX_ELEMENTS elements (products: at most MAX_PRODUCT multiply-adds),
+- is not recorded by autograd (it does not require grad, or grad mode is off).
+
+The results are torch's: elementwise add/sub/mul/neg, integral powers, concatenation and copies are exact IEEE
+operations in both, so bit for bit equal; square roots are correctly rounded here (torch's vectorised one is
+within 1 ulp); sums, means and matrix products may differ from torch's
+in the order of their additions (a few ulps, as MindSpore's kernels do); transcendental functions are
+computed in float64 and rounded once (closer to the exact value than MindSpore's float32 kernels). Each op
+is compared with real torch in tests/test_host_small.py. Results are new dense tensors over NumPy arrays
+(`Tensor.from_numpy` shares the memory), so in-place writes, views and `.numpy()` behave as for any tensor.
+"""
+import math
+
+import numpy as np
+import mindspore
+from mindspore._c_expression import TensorPy
+from mindspore.graph.api import _pynative_executor
+
+from .._runtime import ON_CPU
+from .._memory import host_view
+
+Tensor = mindspore.Tensor
+MAX_ELEMENTS = 1 << 17
+MAX_PRODUCT = 1 << 21  # multiply-adds of one product: NumPy's BLAS beats MindSpore's kernel below this (measured)
+# dtype sets as tuples: `in` tests identity first, where a set would call the dtypes' Python __hash__
+FLOATS = (mindspore.float32, mindspore.float64)
+EXACT_INTEGERS = (mindspore.int64, mindspore.int32)  # for the ops exact on them (wrapping as torch)
+FLOATS_AND_INTEGERS = FLOATS + EXACT_INTEGERS
+
+# NumPy's floating-point error handling off for one call (overflow to inf, 0/0 = nan are torch's values, and torch
+# does not warn); `extobj` costs ~0.3 µs where `np.errstate` costs ~9 µs. NumPy 2 dropped it: errstate there.
+_QUIET = {"extobj": [np.getbufsize(), 0, None]}
+try:
+    np.add(np.ones(1), 1, **_QUIET)
+except TypeError:
+    _QUIET = None
+
+
+def quietly(fn, *args):
+    """`fn(*args)` without NumPy's floating-point warnings: `fn` is a ufunc, or a function that passes its
+    keyword arguments on to each ufunc it calls."""
+    if _QUIET is not None:
+        return fn(*args, **_QUIET)
+    with np.errstate(all="ignore"):
+        return fn(*args)
+
+
+# MindSpore's C-level accessors (its Python methods only forward to them; the torch bindings replace `stride`)
+_ms_stride = TensorPy.stride
+_data_ptr = TensorPy._data_ptr
+_prod = math.prod
+
+
+def takes(tensors, dtypes=FLOATS):
+    """True when every tensor in `tensors` (a tuple of Tensors) may be computed on the host by an op that is
+    exact for `dtypes`: see the module docstring."""
+    if not ON_CPU:
+        return False
+    recorded = False
+    for t in tensors:
+        if type(t) is not Tensor or t._dtype not in dtypes or _prod(t._shape) > MAX_ELEMENTS:
+            return False
+        recorded = recorded or t._requires_grad
+    return not (recorded and _pynative_executor.enable_grad())
+
+
+def array(t):
+    """A NumPy array over `t`'s elements (no copy): the array behind a host result, else a view of t's memory."""
+    kept = t.__dict__.get("_host_array")
+    # the array is t's memory while t still has its data pointer and layout (a storage swap or resize changes them)
+    if kept is not None and _data_ptr(t) == kept[1] and t._shape == kept[0].shape and _ms_stride(t) == kept[2]:
+        return kept[0]
+    return host_view(t)
+
+
+def result(values):
+    """A new tensor over the NumPy array (or scalar) `values`, which must not be shared with anything else."""
+    if type(values) is not np.ndarray:
+        values = np.asarray(values)  # a NumPy scalar from a 0-d computation
+    elif not values.flags.c_contiguous:
+        values = np.ascontiguousarray(values)  # (from_numpy would copy a strided array anyway)
+    t = Tensor.from_numpy(values)
+    t._host_array = (values, _data_ptr(t), _ms_stride(t))
+    return t
+
+
+def scalar(value, dtype):
+    """A Python int or float operand as NumPy's scalar of `dtype` (torch casts a scalar to the op's dtype), or
+    None where that cast is not torch's (a bool, a float beside an integer tensor, an out-of-range int)."""
+    t = type(value)
+    if t is float:
+        return value if dtype is mindspore.float64 else (np.float32(value) if dtype is mindspore.float32 else None)
+    if t is int:
+        if dtype is mindspore.float32:
+            return np.float32(value)
+        if dtype is mindspore.float64:
+            return np.float64(value)
+        if dtype is mindspore.int64 and -(1 << 63) <= value < (1 << 63):
+            return np.int64(value)
+        if dtype is mindspore.int32 and -(1 << 31) <= value < (1 << 31):
+            return np.int32(value)
+    return None
+
+
+def binary(ufunc, input, other):
+    """`ufunc` of two operands (tensors or Python numbers) on the host, or None where this path does not apply:
+    the tensors differ in dtype, one is not eligible, a scalar has no exact cast, or the shapes do not
+    broadcast (the caller's own path then raises torch's error)."""
+    if type(input) is Tensor:
+        dtype = input._dtype
+        if type(other) is Tensor:
+            if other._dtype is not dtype or not takes((input, other), FLOATS_AND_INTEGERS):
+                return None
+            a, b = array(input), array(other)
+            if a.shape != b.shape:
+                _check_broadcast(a.shape, b.shape)
+        else:
+            b = scalar(other, dtype)
+            if b is None or not takes((input,), FLOATS_AND_INTEGERS):
+                return None
+            a = array(input)
+    elif type(other) is Tensor:
+        a = scalar(input, other._dtype)
+        if a is None or not takes((other,), FLOATS_AND_INTEGERS):
+            return None
+        b = array(other)
+    else:
+        return None
+    return result(quietly(ufunc, a, b))
+
+
+def _check_broadcast(a_shape, b_shape):
+    """torch's error for shapes that do not broadcast."""
+    for i in range(1, min(len(a_shape), len(b_shape)) + 1):
+        a, b = a_shape[-i], b_shape[-i]
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+                               f"dimension {max(len(a_shape), len(b_shape)) - i}")
+
+
+def unary(fn, x, dtypes=FLOATS):
+    """`fn` (a NumPy function of one array) of tensor `x` on the host, or None where this path does not apply."""
+    if type(x) is not Tensor or not takes((x,), dtypes):
+        return None
+    return result(quietly(fn, array(x)))
+
+
+def in_float64(fn):
+    """A NumPy function of one float32/float64 array computed in float64 and rounded once to the input's dtype."""
+    def op(a, **quiet):
+        return fn(a.astype(np.float64), **quiet).astype(a.dtype, copy=False)
+
+    return op
+
+
+def silu(a, **quiet):
+    """x / (1 + exp(-x))"""
+    return np.divide(a, np.add(np.exp(np.negative(a, **quiet), **quiet), 1.0, **quiet), **quiet)
+
+
+def mean(x, dim, keepdim):
+    """torch.mean of a float tensor over `dim` (None or an int): the sum (accumulated in float64, rounded once)
+    divided by the count in the input's dtype, as torch divides its sum; None where this path does not apply."""
+    if type(x) is not Tensor or not takes((x,)) or 0 in x._shape:
+        return None
+    a = array(x)
+    if dim is not None:
+        if type(dim) is not int:
+            return None
+        rank = max(a.ndim, 1)
+        if not -rank <= dim < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+        count = a.shape[dim] if a.ndim else 1
+        axis = dim if a.ndim else None
+    else:
+        count, axis = a.size, None
+    total = np.add.reduce(a, axis=axis, dtype=np.float64, keepdims=keepdim and a.ndim > 0)
+    return result(quietly(np.divide, total.astype(a.dtype), a.dtype.type(count)))
+
+
+def _product_fits(rows, inner, cols):
+    return rows * inner * cols <= MAX_PRODUCT and rows * cols <= MAX_ELEMENTS
+
+
+def linear(x, weight, bias):
+    """x W^T (+ b) for x of shape (*, in), W (out, in): None where this path does not apply (the caller's path
+    raises torch's shape errors)."""
+    if type(x) is not Tensor or type(weight) is not Tensor or x._dtype is not weight._dtype or not ON_CPU:
+        return None
+    x_shape, w_shape = x._shape, weight._shape
+    if len(w_shape) != 2 or not x_shape:
+        return None
+    if x_shape[-1] != w_shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_prod(x_shape[:-1])}x{x_shape[-1]} and "
+                           f"{w_shape[1]}x{w_shape[0]})")
+    rows = _prod(x_shape[:-1])
+    if not _product_fits(rows, w_shape[1], w_shape[0]) or not takes((x,)) or not _takes_large((weight,)):
+        return None
+    if bias is not None:
+        if type(bias) is not Tensor or bias._dtype is not x._dtype or bias._shape != (w_shape[0],) or \
+                not _takes_large((bias,)):
+            return None
+    a = array(x).reshape(rows, x_shape[-1])
+    out = np.matmul(a, array(weight).T)
+    if bias is not None:
+        out += array(bias)
+    return result(out.reshape(x_shape[:-1] + (w_shape[0],)))
+
+
+def _takes_large(tensors):
+    """`takes` for operands whose size the caller has bounded by the work it does with them (weights)."""
+    if not ON_CPU:
+        return False
+    recorded = False
+    for t in tensors:
+        if type(t) is not Tensor or t._dtype not in FLOATS:
+            return False
+        recorded = recorded or t._requires_grad
+    return not (recorded and _pynative_executor.enable_grad())
+
+
+def matmul(input, other):
+    """torch.matmul of two float tensors (NumPy's matmul has torch's rules: 1-D operands, broadcast batch
+    dims), or None."""
+    if type(input) is not Tensor or type(other) is not Tensor or input._dtype is not other._dtype:
+        return None
+    a_shape, b_shape = input._shape, other._shape
+    if len(a_shape) == 1:
+        a_shape = (1,) + a_shape
+    if len(b_shape) == 1:
+        b_shape = b_shape + (1,)
+    if len(a_shape) == 2 and len(b_shape) == 2 and a_shape[-1] != b_shape[-2]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} and "
+                           f"{b_shape[0]}x{b_shape[1]})")
+    if len(a_shape) < 2 or len(b_shape) < 2 or a_shape[-1] != b_shape[-2]:
+        return None
+    try:
+        batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    except ValueError:
+        return None
+    if not _product_fits(_prod(batch) * a_shape[-2], a_shape[-1], b_shape[-1]) or not takes((input, other)):
+        return None
+    return result(np.matmul(array(input), array(other)))
+
+
+def cat(tensors, dim):
+    """torch.cat of same-dtype tensors with equal ranks and a non-negative `dim`, or None."""
+    first = tensors[0]
+    if type(first) is not Tensor:
+        return None
+    dtype, ndim = first._dtype, len(first._shape)
+    for t in tensors:
+        if type(t) is not Tensor or t._dtype is not dtype or len(t._shape) != ndim:
+            return None
+    if not 0 <= dim < ndim or not takes(tuple(tensors), FLOATS_AND_INTEGERS):
+        return None
+    expected = first._shape
+    for number, t in enumerate(tensors):
+        for d, (size, want) in enumerate(zip(t._shape, expected)):
+            if size != want and d != dim:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {want} "
+                                   f"but got size {size} for tensor number {number} in the list.")
+    return result(np.concatenate([array(t) for t in tensors], dim))
+
+
+def _softmax64(scores, axis, dead_rows_zero=False):
+    """softmax of a float64 array; a row of only -inf is nan (torch's softmax) or, with `dead_rows_zero`, zeros
+    (torch's CPU attention for a query row that sees no key)."""
+    top = np.max(scores, axis=axis, keepdims=True)
+    dead = np.isneginf(top)
+    if dead_rows_zero and dead.any():
+        e = np.exp(scores - np.where(dead, 0.0, top))
+        return np.where(dead, 0.0, e / np.where(dead, 1.0, np.sum(e, axis=axis, keepdims=True)))
+    e = np.exp(scores - top)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax(x, dim):
+    """softmax over `dim` (an int), computed in float64 and rounded once; None where this path does not apply."""
+    if type(x) is not Tensor or not takes((x,)) or type(dim) is not int:
+        return None
+    a = array(x)
+    if not -max(a.ndim, 1) <= dim < max(a.ndim, 1) or a.size == 0:
+        return None
+    if a.ndim == 0:
+        return None
+    with np.errstate(all="ignore"):  # (inf - inf = nan in a row holding inf: torch's nan, without a warning)
+        return result(_softmax64(a.astype(np.float64), dim).astype(a.dtype))
+
+
+def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
+    """softmax(q k^T * scale + mask) v without dropout, in float64 and rounded once; a query row that sees no key
+    gives zeros, as torch's CPU kernel does. None where this path does not apply."""
+    if type(query) is not Tensor or type(key) is not Tensor or type(value) is not Tensor:
+        return None
+    dtype = query._dtype
+    if key._dtype is not dtype or value._dtype is not dtype or not takes((query, key, value)):
+        return None
+    q_shape, k_shape, v_shape = query._shape, key._shape, value._shape
+    if len(q_shape) < 2 or len(k_shape) != len(q_shape) or len(v_shape) != len(q_shape) or \
+            q_shape[-1] != k_shape[-1] or k_shape[-2] != v_shape[-2] or k_shape[:-2] != v_shape[:-2]:
+        return None
+    length, keys = q_shape[-2], k_shape[-2]
+    if scale is None:
+        scale = 1.0 / math.sqrt(q_shape[-1])
+    if _prod(q_shape[:-1]) * keys > MAX_ELEMENTS:
+        return None
+    q_array = array(query)
+    q, k, v = q_array.astype(np.float64), array(key).astype(np.float64), array(value).astype(np.float64)
+    grouped = q_shape[:-3] == k_shape[:-3] and len(q_shape) >= 3 and q_shape[-3] != k_shape[-3]
+    if grouped:
+        heads, kv_heads = q_shape[-3], k_shape[-3]
+        if not enable_gqa or kv_heads == 0 or heads % kv_heads:
+            return None
+        groups = heads // kv_heads
+        q = q.reshape(q_shape[:-3] + (kv_heads, groups) + q_shape[-2:])
+        k, v = k[..., None, :, :], v[..., None, :, :]
+    elif q_shape[:-2] != k_shape[:-2]:
+        return None
+    scores = np.matmul(q, np.swapaxes(k, -1, -2))
+    scores *= scale
+    if is_causal:
+        if attn_mask is not None:
+            return None
+        attn_mask_array = np.tril(np.ones((length, keys), np.bool_))
+    elif attn_mask is not None:
+        if type(attn_mask) is not Tensor or (attn_mask._dtype is not dtype and attn_mask._dtype is not mindspore.bool_) or \
+                _prod(attn_mask._shape) > MAX_ELEMENTS or (attn_mask._requires_grad and
+                                                           _pynative_executor.enable_grad()):
+            return None
+        attn_mask_array = array(attn_mask)
+    else:
+        attn_mask_array = None
+    if attn_mask_array is not None:
+        m = attn_mask_array
+        try:
+            if grouped:  # (..., H or 1, L, S) -> (..., Hkv or 1, groups or 1, L, S), matching the grouped scores
+                m = m.reshape((1,) * (len(q_shape) - m.ndim) + m.shape)
+                m = m.reshape(m.shape[:-3] + ((kv_heads, groups) if m.shape[-3] != 1 else (1, 1)) + m.shape[-2:])
+            if np.broadcast_shapes(m.shape, scores.shape) != scores.shape:
+                return None  # a mask that does not broadcast to the scores: torch's error from the caller's path
+        except ValueError:
+            return None
+        if m.dtype == np.bool_:
+            scores = np.where(m, scores, -np.inf)
+        else:
+            scores = scores + m
+    with np.errstate(all="ignore"):
+        weights = _softmax64(scores, -1, True)
+    out = np.matmul(weights, v)
+    if grouped:
+        out = out.reshape(q_shape[:-1] + (v_shape[-1],))
+    return result(out.astype(q_array.dtype))
