@@ -2,10 +2,11 @@
 
     python benchmarks/profile_small.py decode --family llama --batch 1     # one generate call of 64 new tokens
     python benchmarks/profile_small.py short                               # 2 optimizer steps on short batches
+    python benchmarks/profile_small.py eval                                # MiniLM eval forward, short batches
 
 `decode` builds the small_inputs.py decoder of the family with real torch's initialisation (a real-torch child
 writes it), then profiles `generate` under the shim; `short` profiles trainer_step.py's MiniLM step on the
-short batches. Prints the time without and with the profiler, the own time per package, the MindSpore op calls
+short batches; `eval` the MiniLM classifier's no_grad forward over those batches. Prints the time without and with the profiler, the own time per package, the MindSpore op calls
 per decoded token (or per step), the calls of the functions that reach the host (asnumpy, item, tolist) and of
 tensor creation from Python values, and the top functions.
 """
@@ -40,7 +41,7 @@ COUNTED = (
 
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("workload", choices=("decode", "short"))
+    parser.add_argument("workload", choices=("decode", "short", "eval"))
     parser.add_argument("--family", choices=_small_child.DECODE_FAMILIES, default="llama")
     parser.add_argument("--batch", type=int, default=1, help="decode: prompts per generate call")
     parser.add_argument("--runs", type=int, default=1, help="profiled generate calls or optimizer steps")
@@ -76,15 +77,33 @@ def short_workload(torch, args, workdir):
     return step, 1, "optimizer step"
 
 
+def eval_workload(torch, args, workdir):
+    """The MiniLM classifier's forward in eval mode under no_grad over the short batches (small_inputs' eval)."""
+    from transformers import BertForSequenceClassification
+
+    inputs = os.path.join(workdir, "short.npz")
+    _common.write_short_inputs(inputs, _common.TINY_CONFIG["vocab_size"])
+    model = BertForSequenceClassification.from_pretrained(_common.minilm_dir(), num_labels=_common.NUM_LABELS).eval()
+    batches = [{name: torch.from_numpy(batch[name]) for name in ("input_ids", "attention_mask")}
+               for batch in _common.read_batches(inputs)]
+
+    def run():
+        with torch.no_grad():
+            for batch in batches:
+                model(**batch)
+
+    return run, len(batches), "batch"
+
+
 def main():
     args = parse_arguments()
     import mindnlp  # noqa: F401  (before torch and transformers)
     import torch
 
     with tempfile.TemporaryDirectory(prefix="profile_small_") as workdir:
-        make = decode_workload if args.workload == "decode" else short_workload
+        make = {"decode": decode_workload, "short": short_workload, "eval": eval_workload}[args.workload]
         run, units_per_run, unit = make(torch, args, workdir)
-        warmup = 2 if args.workload == "decode" else _common.SHORT_BATCHES
+        warmup = {"decode": 2, "short": _common.SHORT_BATCHES, "eval": 1}[args.workload]
         for _ in range(warmup):
             run()
         plain = []

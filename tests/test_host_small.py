@@ -298,3 +298,43 @@ def test_bad_shapes_get_torch_errors():
             fn()
     with pytest.raises(IndexError):
         a.mean(2)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("shape,normalized", [((2, 3, 16), (16,)), ((4, 8), (8,)), ((2, 3, 4, 5), (4, 5)),
+                                              ((7,), (7,))])
+def test_layer_norm_matches_torch(dtype, affine, shape, normalized):
+    rng = np.random.default_rng(sum(shape))
+    arrays = [(rng.standard_normal(shape) * 3 + 1).astype(dtype)]
+    if affine:
+        arrays += [rng.standard_normal(normalized).astype(dtype), rng.standard_normal(normalized).astype(dtype)]
+    tol = 2e-6 if dtype == "float32" else 1e-13
+    _compare(lambda T, x, *wb: T.nn.functional.layer_norm(x, normalized, *wb, eps=1e-5), arrays, exact=False,
+             rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("bias_shape", [(5,), (3, 5), (1, 5), ()])
+def test_addmm_matches_torch(bias_shape):
+    rng = np.random.default_rng(len(bias_shape))
+    arrays = [rng.standard_normal(bias_shape).astype(np.float32), rng.standard_normal((3, 7)).astype(np.float32),
+              rng.standard_normal((7, 5)).astype(np.float32)]
+    _compare(lambda T, b, x, w: T.addmm(b, x, w), arrays, exact=False, rtol=1e-5, atol=1e-6)
+    # a scaled product takes MindSpore's path, with torch's values
+    _compare(lambda T, b, x, w: T.addmm(b, x, w, beta=0.5, alpha=2), arrays, exact=False, rtol=1e-5, atol=1e-6,
+             on_host=False)
+
+
+@pytest.mark.parametrize("rows", [1, 12, 192])
+def test_linear_bias_added_into_larger_products_matches_torch(rows, monkeypatch):
+    """Products too large for NumPy keep MindSpore's MatMul; their bias is added on the host (not BiasAdd)."""
+    from mindspore import ops
+
+    monkeypatch.setattr(host_small, "MAX_PRODUCT", 0)
+    monkeypatch.setattr(ops, "bias_add", lambda *a: pytest.fail("BiasAdd ran"))
+    rng = np.random.default_rng(rows)
+    arrays = [rng.standard_normal((2, rows, 48)).astype(np.float32), rng.standard_normal((40, 48)).astype(np.float32),
+              rng.standard_normal(40).astype(np.float32)]
+    # (sums of 48 products of size ~7: a few float32 ulps of the largest partial sums apart)
+    _compare(lambda T, x, w, b: T.nn.functional.linear(x, w, b), arrays, exact=False, rtol=1e-5, atol=2e-5,
+             on_host=False)

@@ -34,7 +34,8 @@ class _Buffer:
 _LAYOUTS = {}  # dtype -> (NumPy type string, itemsize, dtype to re-view the items as or None)
 
 
-def _layout(dtype):
+def layout(dtype):
+    """(NumPy type string, item size, dtype to re-view the items as or None) of a MindSpore dtype."""
     layout = _LAYOUTS.get(dtype)
     if layout is None:
         np_dtype = _dtype.to_numpy_dtype(dtype)
@@ -48,7 +49,7 @@ def _layout(dtype):
 
 def host_view(tensor):
     """A writable NumPy array over `tensor`'s elements in its own storage (CPU target only)."""
-    typestr, itemsize, reviewed = _layout(tensor.dtype)
+    typestr, itemsize, reviewed = layout(tensor.dtype)
     shape = tensor._shape  # MindSpore's own tuple
     if 0 in shape:
         return np.empty(shape, reviewed or np.dtype(typestr))  # nothing to alias
@@ -65,7 +66,7 @@ def span(tensor):
         return 0, 0
     first = tensor.data_ptr()
     last = sum((n - 1) * st for n, st in zip(shape, _ms_stride(tensor)))  # (strides are never negative here)
-    return first, first + (last + 1) * _layout(tensor.dtype)[1]
+    return first, first + (last + 1) * layout(tensor.dtype)[1]
 
 
 def has_internal_overlap(tensor):

@@ -71,6 +71,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, addmm(input, mat1, mat2, beta=beta, alpha=alpha), "addmm", exact=True)
+    if type(beta) is int and type(alpha) is int and beta == 1 and alpha == 1:
+        on_host = host_small.addmm(input, mat1, mat2)
+        if on_host is not None:
+            return on_host
     prod = _product(ops.matmul, mat1, mat2, "addmm")
     beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:

@@ -54,7 +54,9 @@ def _rows(x):
 
 def _linear_2d(x, weight, bias):
     out = _mm_b_transposed(_rows(x), weight)
-    return out if bias is None else ops.bias_add(out, bias)
+    if bias is None or _host_small.add_bias_into_product(out, bias):
+        return out
+    return ops.bias_add(out, bias)
 
 
 def _out_shape(x, weight):

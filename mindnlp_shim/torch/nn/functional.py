@@ -112,6 +112,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[-len(normalized_shape):]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    on_host = _host_small.layer_norm(input, normalized_shape, weight, bias, float(eps))
+    if on_host is not None:
+        return on_host
     compute_dtype = input.dtype
     if input._dtype == _F64:  # MindSpore's LayerNorm computes float64 in float32 precision
         return _layer_norm_composed(input, normalized_shape, weight, bias, eps)
