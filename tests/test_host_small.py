@@ -338,3 +338,45 @@ def test_linear_bias_added_into_larger_products_matches_torch(rows, monkeypatch)
     # (sums of 48 products of size ~7: a few float32 ulps of the largest partial sums apart)
     _compare(lambda T, x, w, b: T.nn.functional.linear(x, w, b), arrays, exact=False, rtol=1e-5, atol=2e-5,
              on_host=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+def test_clone_copies_on_the_host(dtype):
+    source = mt.from_numpy(np.array([[-0.0, 1.5], [2, 3]]).astype(dtype))
+    copy = source.clone()
+    assert "_host_array" in copy.__dict__ and copy.dtype == source.dtype
+    np.testing.assert_array_equal(copy.numpy(), source.numpy())
+    if dtype == "float32":
+        assert np.signbit(copy.numpy()[0, 0])  # -0.0 kept, as torch's clone does
+    copy[0, 1] = 0  # a new storage: the source keeps its values
+    assert source.numpy()[0, 1] == np.array(1.5).astype(dtype)
+    permuted = mt.ones(3, 4).t()
+    assert "_host_array" not in permuted.clone().__dict__  # (torch keeps a permuted tensor's strides)
+    leaf = mt.ones(2, requires_grad=True)
+    cloned = leaf.clone()
+    assert cloned.requires_grad and cloned.grad_fn is not None and "_host_array" not in cloned.__dict__
+
+
+ARG_EXTREMES = {"argmax_last": lambda T, a: a.argmax(-1), "argmax_all": lambda T, a: T.argmax(a),
+                "argmin_first_keepdim": lambda T, a: a.argmin(0, keepdim=True), "argmin_all": lambda T, a: a.argmin()}
+
+
+@pytest.mark.parametrize("name", list(ARG_EXTREMES))
+@EXAMPLES
+@given(case=one(FLOATS + INTEGERS, shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5)))
+def test_argmax_and_argmin_match_torch_with_ties_and_nan(name, case):
+    dtype, (values_,) = case
+    values_ = np.round(values_ / 3) if dtype in FLOATS else values_ % 3  # ties
+    _compare(ARG_EXTREMES[name], (values_.astype(dtype),), exact=True)
+
+
+@pytest.mark.parametrize("ids_dtype", ["int64", "int32"])
+def test_embedding_lookup_matches_torch(ids_dtype):
+    rng = np.random.default_rng(5)
+    weight = rng.standard_normal((50, 8)).astype(np.float32)
+    ids = rng.integers(0, 50, (3, 4)).astype(ids_dtype)
+    _compare(lambda T, i, w: T.nn.functional.embedding(i, w, padding_idx=0), (ids, weight), exact=True)
+    with pytest.raises(IndexError):
+        mt.nn.functional.embedding(mt.tensor([[50]]), mt.from_numpy(weight))
+    recorded = mt.from_numpy(weight).requires_grad_()
+    assert "_host_array" not in mt.nn.functional.embedding(mt.from_numpy(ids), recorded).__dict__

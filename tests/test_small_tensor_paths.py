@@ -257,3 +257,56 @@ def test_small_casts_run_on_the_host_and_keep_autograd(monkeypatch):
     (w.double() * mt.tensor([2.0, 3.0], dtype=mt.float64)).sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 3.0])
     assert w.grad.dtype == mt.float32
+
+
+# index, as torch reads it, for a (2, 3, 8) tensor: each keeps one range of one dimension (MindSpore's Narrow view)
+ONE_RANGE_INDEXES = {
+    "last_half": (Ellipsis, slice(4, None)), "first_half": (Ellipsis, slice(None, 4)),
+    "last_position": (slice(None), slice(-1, None), slice(None)), "leading": slice(1, 2),
+    "negative_bounds": (slice(None), slice(None), slice(-6, -2)), "clamped_stop": (Ellipsis, slice(5, 100)),
+    "ellipsis_after": (slice(None), slice(1, 3), Ellipsis), "step_one": (Ellipsis, slice(2, 7, 1)),
+}
+
+
+@pytest.mark.parametrize("case", list(ONE_RANGE_INDEXES))
+def test_one_range_slices_are_narrow_views_with_torchs_layout(case, monkeypatch):
+    index = ONE_RANGE_INDEXES[case]
+    calls = []
+    narrow = mt._tensor._narrow
+    monkeypatch.setattr(mt._tensor, "_narrow", lambda *a: calls.append(a) or narrow(*a))
+    base = np.arange(48, dtype=np.float32).reshape(2, 3, 8)
+    ours_base, theirs_base = mt.from_numpy(base.copy()), rt.from_numpy(base.copy())
+    ours, theirs = ours_base[index], theirs_base[index]
+    assert calls, "the Narrow view did not serve this index"
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert tuple(ours.stride()) == tuple(theirs.stride()) and ours.storage_offset() == theirs.storage_offset()
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    ours.mul_(-1)  # a write through the view reaches the base, as in torch
+    theirs.mul_(-1)
+    np.testing.assert_array_equal(ours_base.numpy(), theirs_base.numpy())
+
+
+def test_other_indexes_keep_the_general_path(monkeypatch):
+    monkeypatch.setattr(mt._tensor, "_narrow", lambda *a: pytest.fail("Narrow served an index it must not"))
+    x = mt.arange(24.0).reshape(2, 3, 4)
+    for index in ((slice(None), slice(0, 0)), (slice(None, None, 2),), (0, slice(1, 3)), (Ellipsis, None),
+                  (slice(0, 1), slice(1, 2))):
+        x[index]
+    leaf = mt.ones(3, 4, requires_grad=True)
+    (leaf[:, 1:3] * 2).sum().backward()  # the recorded path, with its gradient
+    np.testing.assert_array_equal(leaf.grad.numpy(), np.array([[0, 2, 2, 0]] * 3, np.float32))
+
+
+@pytest.mark.parametrize("sizes", [2, [2, 4], [3, 2, 1]])
+def test_split_outside_autograd_gives_aliasing_views(sizes, monkeypatch):
+    monkeypatch.setattr(mt._ops.shape.ops, "split", lambda *a, **k: pytest.fail("Split ran"))
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    ours_base, theirs_base = mt.from_numpy(base.copy()), rt.from_numpy(base.copy())
+    ours, theirs = ours_base.split(sizes, 1), theirs_base.split(sizes, 1)
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert tuple(o.stride()) == tuple(t.stride()) and o.storage_offset() == t.storage_offset()
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
+    ours[-1].fill_(7)
+    theirs[-1].fill_(7)
+    np.testing.assert_array_equal(ours_base.numpy(), theirs_base.numpy())

@@ -458,3 +458,39 @@ def add_bias_into_product(product, bias):
     rows = host_view(product)
     np.add(rows, array(bias), out=rows)
     return True
+
+
+COPYABLE = FLOATS_AND_INTEGERS + (mindspore.bool_, mindspore.float16, mindspore.int8, mindspore.uint8, mindspore.int16)
+
+
+def copy(t):
+    """A new contiguous tensor with `t`'s elements (clone), or None where this path does not apply: t is not
+    contiguous (torch's clone keeps a permuted tensor's strides; MindSpore's copy serves that case), is recorded
+    by autograd, or is large."""
+    if type(t) is not Tensor or not takes((t,), COPYABLE) or not TensorPy.is_contiguous(t):
+        return None
+    return result(array(t).copy())
+
+
+def arg_extreme(find, x, dim, keepdim):
+    """np.argmax or np.argmin (`find`) as torch's argmax/argmin: the first position of the extreme (nan counts as
+    the extreme, as in torch), int64; None where this path does not apply (errors come from the caller's path)."""
+    if type(x) is not Tensor or not takes((x,), FLOATS_AND_INTEGERS) or 0 in x._shape:
+        return None
+    a = array(x)
+    if dim is None:
+        return result(np.asarray(find(a.reshape(-1)), np.int64))
+    if type(dim) is not int or not -max(a.ndim, 1) <= dim < max(a.ndim, 1) or type(keepdim) is not bool:
+        return None
+    if a.ndim == 0:
+        return result(np.zeros((), np.int64))
+    return result(np.asarray(find(a, axis=dim, keepdims=keepdim), np.int64))
+
+
+def embedding(ids, weight):
+    """Rows of `weight` at `ids` (already range-checked by the caller), or None where this path does not apply."""
+    if type(ids) is not Tensor or type(weight) is not Tensor or not takes((ids,), EXACT_INTEGERS) or \
+            not _takes_large((weight,)) or len(weight._shape) != 2 or \
+            _prod(ids._shape) * weight._shape[1] > MAX_ELEMENTS:
+        return None
+    return result(np.take(array(weight), array(ids), axis=0))

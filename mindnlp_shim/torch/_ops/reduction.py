@@ -147,6 +147,9 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 def argmax(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, argmax(input, dim, keepdim), "argmax", exact=True)
+    on_host = host_small.arg_extreme(np.argmax, input, dim, keepdim)
+    if on_host is not None:
+        return on_host
     if dim is None:
         return ops.argmax(input.reshape(-1), 0).astype(mindspore.int64)
     return ops.argmax(input, dim, keepdim).astype(mindspore.int64)
@@ -155,6 +158,9 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
 def argmin(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, argmin(input, dim, keepdim), "argmin", exact=True)
+    on_host = host_small.arg_extreme(np.argmin, input, dim, keepdim)
+    if on_host is not None:
+        return on_host
     if dim is None:
         return ops.argmin(input.reshape(-1), 0).astype(mindspore.int64)
     return ops.argmin(input, dim, keepdim).astype(mindspore.int64)

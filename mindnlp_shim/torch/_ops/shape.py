@@ -1,7 +1,7 @@
 """Shape and layout ops: view/reshape, transposes, squeeze/unsqueeze, expand/repeat, cat/stack/split."""
 import numpy as np
 import mindspore
-from mindspore import ops
+from mindspore import mint, ops
 
 from . import host_small
 from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
@@ -329,6 +329,9 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split_sizes(tensor, sizes, dim)
 
 
+_narrow = mint.narrow  # a view over the same storage, as Split's pieces are
+
+
 def _split_sizes(tensor, sizes, dim):
     total = 0
     for s in sizes:
@@ -338,6 +341,13 @@ def _split_sizes(tensor, sizes, dim):
                            f"(input tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
     if len(sizes) == 1:
         return (tensor,)
+    if not tensor._requires_grad and tensor._is_leaf and 0 not in sizes:
+        # outside the graph, one Narrow view per piece (about 14 µs each) instead of MindSpore's Split (about
+        # 200 µs for three pieces of a small tensor: GPT-2 splits q, k and v this way every layer and token)
+        starts = [0]
+        for size in sizes[:-1]:
+            starts.append(starts[-1] + size)
+        return tuple(_narrow(tensor, dim, start, size) for start, size in zip(starts, sizes))
     return tuple(ops.split(tensor, list(sizes), dim))
 
 

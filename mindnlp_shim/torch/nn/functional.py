@@ -90,6 +90,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         low, high = _ix.index_range(input)
         raise IndexError(f"embedding(): index out of range in self: index {low if low < 0 else high} is outside "
                          f"a table of {weight._shape[0]} rows")
+    out = _host_small.embedding(input, weight)  # (a recorded weight keeps the Gather and its gradient)
+    if out is not None:
+        return out
     out = ops.gather(weight, input, 0)
     if padding_idx is not None and _lean._records(weight):
         # torch gives the padding row no gradient; the forward value stays the row's value
