@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(
 _REPORT = """
 import json, os
 import mindnlp, torch
-(torch.ones(64, 64) @ torch.ones(64, 64)).sum()
+(torch.ones(512, 512) @ torch.ones(512, 512)).sum()  # large enough for MindSpore's kernels (host_small)
 threads = {}
 for tid in os.listdir("/proc/self/task"):
     with open(f"/proc/self/task/{tid}/comm") as f:
@@ -61,7 +61,7 @@ def test_a_multiprocessing_child_keeps_the_schedulers_placement(tmp_path):
         "import multiprocessing as mp, os, json\n"
         "def child(q):\n"
         "    import mindnlp, torch\n"
-        "    torch.ones(2) + 1\n"
+        "    torch.ones(512, 512) @ torch.ones(512, 512)  # MindSpore's kernels: small ops run on the host\n"
         "    import time\n"
         "    for _ in range(100):  # on a busy machine the dispatch thread names itself a little after the first op\n"
         "        names = {}\n"

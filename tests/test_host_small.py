@@ -60,8 +60,10 @@ def _tensors(T, arrays):
 
 
 def _compare(fn, arrays, exact, rtol=1e-6, atol=0.0, on_host=True):
+    """fn on real torch and, under no_grad (where every op of the path applies: see
+    test_grad_mode_keeps_the_kernels_of_ops_that_round), on the shim."""
     theirs = fn(rt, *_tensors(rt, arrays))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), mt.no_grad():
         warnings.simplefilter("error")  # NumPy's overflow/invalid warnings must not surface: torch gives none
         ours = fn(mt, *_tensors(mt, arrays))
     assert ours.shape == tuple(theirs.shape)
@@ -380,3 +382,117 @@ def test_embedding_lookup_matches_torch(ids_dtype):
         mt.nn.functional.embedding(mt.tensor([[50]]), mt.from_numpy(weight))
     recorded = mt.from_numpy(weight).requires_grad_()
     assert "_host_array" not in mt.nn.functional.embedding(mt.from_numpy(ids), recorded).__dict__
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5,)), ((5,), (5, 3)), ((2, 5), (5,)), ((4, 2, 5), (5,)), ((5,), (3, 5, 2))])
+def test_matmul_with_vectors_matches_torch(shapes):
+    rng = np.random.default_rng(len(shapes[0]) * 10 + len(shapes[1]))
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    _compare(lambda T, a, b: T.matmul(a, b), arrays, exact=False, rtol=1e-5, atol=1e-6)
+    _compare(lambda T, a: T.nn.functional.linear(a, T.ones(3, 5)), arrays[:1], exact=False, rtol=1e-5, atol=1e-6)
+
+
+COMPARISONS = {"eq": lambda T, a, b: a == b, "ne": lambda T, a, b: T.ne(a, b), "lt": lambda T, a, b: a < b,
+               "le": lambda T, a, b: a <= b, "gt": lambda T, a, b: T.gt(a, b), "ge": lambda T, a, b: a >= b}
+
+
+@pytest.mark.parametrize("name", list(COMPARISONS))
+@EXAMPLES
+@given(case=broadcast_pair(FLOATS + INTEGERS))
+def test_comparisons_match_torch(name, case):
+    _compare(COMPARISONS[name], case[1], exact=True)
+
+
+@pytest.mark.parametrize("name", ["and", "or", "xor"])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "int32"])
+def test_bitwise_and_logical_ops_match_torch(name, dtype):
+    rng = np.random.default_rng(len(name))
+    a, b = (rng.integers(-50, 50, (3, 4)).astype(dtype) for _ in range(2))
+    op = {"and": lambda T, x, y: x & y, "or": lambda T, x, y: T.bitwise_or(x, y), "xor": lambda T, x, y: x ^ y}[name]
+    _compare(op, (a, b), exact=True)
+    _compare(lambda T, x: ~x, (a,), exact=True)
+    _compare(lambda T, x: T.logical_not(x), (a,), exact=True)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTEGERS + ("bool",))
+def test_any_all_max_min_match_torch(dtype):
+    rng = np.random.default_rng(9)
+    a = (rng.standard_normal((3, 4)) > 0.3).astype(dtype)
+    if dtype in FLOATS:
+        a[1, 2] = np.nan  # nan is the max and the min, as in torch
+    for fn in (lambda T, x: x.any(), lambda T, x: x.all(), lambda T, x: T.any(x, 1), lambda T, x: x.all(0, keepdim=True),
+               lambda T, x: x.max(), lambda T, x: T.min(x)):
+        _compare(fn, (a,), exact=True)
+
+
+ADVANCED = {
+    "list_last_and_first": (slice(None), [-1, 0]), "list_rows": ([2, 0, 2],), "paired_lists": ([0, 1], [2, 3]),
+    "tensor_rows": "tensor", "bool_mask": "mask", "list_then_ellipsis": ([1], Ellipsis),
+    "int_beside_list": (slice(None), 0, [1, 2]), "int_first": (0, slice(None), [1, 2]),
+}
+
+
+@pytest.mark.parametrize("case", list(ADVANCED))
+def test_advanced_indexing_matches_torch(case):
+    base = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    index = ADVANCED[case]
+
+    def take(T, x):
+        if index == "tensor":
+            return x[T.tensor([[0, 2], [1, 1]])]
+        if index == "mask":
+            return x[x > 30]
+        return x[index]
+
+    # ints beside a list: NumPy would place the dimensions differently, so the general path serves them
+    _compare(take, (base,), exact=True, on_host="int" not in case)
+    result = take(mt, mt.from_numpy(base))
+    result.fill_(-1)  # a copy, as in torch: the base keeps its values
+    assert (mt.from_numpy(base) >= 0).all().item()
+
+
+def test_checkpointed_region_computes_as_its_recomputation_will():
+    """torch.utils.checkpoint runs the region under no_grad, then again under grad mode in the backward: both
+    must choose the same kernels (host_small.as_if_recorded), or the checkpointed gradients would differ from
+    the plain ones by roundings."""
+    from mindnlp_shim.torch.utils.checkpoint import checkpoint
+
+    layers = [mt.nn.Linear(16, 16) for _ in range(3)]
+    x = mt.from_numpy(np.random.default_rng(0).standard_normal((4, 16)).astype(np.float32))
+
+    def run(checkpointed):
+        for layer in layers:
+            layer.zero_grad()
+        h = x
+        for layer in layers:
+            h = checkpoint(lambda t, layer=layer: mt.tanh(layer(t)), h, use_reentrant=False) if checkpointed else \
+                mt.tanh(layer(h))
+        h.sum().backward()
+        return [layer.weight.grad.numpy().copy() for layer in layers]
+
+    for plain, checkpointed in zip(run(False), run(True)):
+        np.testing.assert_array_equal(plain, checkpointed)
+    with mt.no_grad(), host_small.as_if_recorded():
+        assert "_host_array" not in (layers[0].weight * 2).__dict__  # a parameter: recorded under grad mode
+        assert "_host_array" in (x * 2).__dict__
+
+
+def test_grad_mode_keeps_the_kernels_of_ops_that_round():
+    """Under grad mode, an op whose host result may round differently from MindSpore's kernel keeps the kernel
+    even for tensors that do not require grad, so what grad mode computes does not depend on which intermediate
+    tensors require grad (under checkpoint's no_grad forward none does); exact ops take the host either way."""
+    x = mt.from_numpy(np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4))
+    w = mt.ones(5, 4)
+    rounding = [lambda: x.mean(-1), lambda: mt.nn.functional.linear(x, w), lambda: x @ w.t(), lambda: x.softmax(-1),
+                lambda: mt.nn.functional.silu(x), lambda: mt.sqrt(x.abs()), lambda: x ** 3,
+                lambda: mt.nn.functional.layer_norm(x, (4,))]
+    exact = [lambda: x + x, lambda: x * 2.5, lambda: -x, lambda: x > 0, lambda: mt.cat([x, x]), lambda: x.clone(),
+             lambda: x.argmax(-1), lambda: x[:, [0, 2]]]
+    assert mt.is_grad_enabled()
+    for op in rounding:
+        assert "_host_array" not in op().__dict__
+    for op in exact:
+        assert "_host_array" in op().__dict__
+    with mt.no_grad():
+        for op in rounding + exact:
+            assert "_host_array" in op().__dict__

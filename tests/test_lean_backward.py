@@ -65,7 +65,9 @@ def test_plain_path_without_recording():
     with torch.enable_grad():
         assert lean.can_run_attention(q, k, v, None)
         recorded = F.scaled_dot_product_attention(q, k, v)
-    np.testing.assert_allclose(_arr(out), _arr(recorded), rtol=1e-6, atol=1e-7)
+    # the unrecorded call is computed on the host in float64 (host_small.attention), the recorded one in float32
+    # kernels: a few ulps apart (the host one is the closer to real torch's and to the exact value)
+    np.testing.assert_allclose(_arr(out), _arr(recorded), rtol=1e-5, atol=1e-5)
 
 
 def test_exact_gelu_gradient_is_the_analytic_one():

@@ -558,9 +558,9 @@ def __getitem__(self, index):
     if type(index) is tuple:
         for item in index:
             if not _plain_index(item):
-                return _getitem_general(self, index)
+                return _getitem_advanced(self, index)
     elif not _plain_index(index):
-        return _getitem_general(self, (index,))
+        return _getitem_advanced(self, (index,))
     if self._requires_grad or not self._is_leaf:
         out = _ms_getitem_tracked(self, index)
         if _pynative_executor.enable_grad():
@@ -585,6 +585,56 @@ def _normalize_index_item(item):
     if type(item) is Tensor and item.dtype == mindspore.bool_ and item.ndim == 0:
         return bool(item.item())
     return item
+
+
+def _selects(item):
+    """An index item torch applies as `select` before any advanced indexing: an int, a NumPy integer or a 0-d
+    integer tensor."""
+    if type(item) is int or isinstance(item, np.integer):
+        return True
+    return type(item) is Tensor and not item._shape and item._dtype in _dtype.INTEGRAL
+
+
+def _advanced(item):
+    return type(item) in (list, np.ndarray) or (type(item) is Tensor and len(item._shape) > 0)
+
+
+def _selected_first(self, items):
+    """torch applies integer items as selections first and indexes what is left with the other items (NumPy's
+    rules, which MindSpore follows, count an int beside a list or tensor as one more advanced index and place
+    the result's dimensions elsewhere: x[0, :, [1, 2]] of a (3, 4, 5) tensor is (4, 2) in torch, (2, 4) in
+    NumPy). The selection is a view of `self`; None when the index has no integer beside an advanced item."""
+    split = _split_selections(items)
+    if split is None:
+        return None
+    first, rest = split
+    return self[first][rest]
+
+
+def _split_selections(items):
+    """(the integer selections with full slices elsewhere, the other items) where an index has an integer beside
+    an advanced item, else None (also for Python or 0-d bool items, which add a dimension)."""
+    if not any(_selects(item) for item in items) or not any(_advanced(item) for item in items) or \
+            any(type(item) is bool or (type(item) is Tensor and item._dtype is mindspore.bool_ and not item._shape)
+                for item in items):
+        return None
+    first = tuple(int(item) if _selects(item) else item if item is Ellipsis else slice(None)
+                  for item in items if item is not None)
+    return first, tuple(item for item in items if not _selects(item))
+
+
+def _getitem_advanced(self, items):
+    """Indexing with a list, tensor or other non-plain item: integers selected first (`_selected_first`), then
+    on the host for a small tensor outside the graph (host_small.advanced_getitem: a copy, as torch's advanced
+    indexing gives), else `_getitem_general`."""
+    selected = _selected_first(self, items)
+    if selected is not None:
+        return selected
+    if not self._requires_grad and self._is_leaf:
+        on_host = _host_small.advanced_getitem(self, items)
+        if on_host is not None:
+            return on_host
+    return _getitem_general(self, items)
 
 
 def _getitem_general(self, items):
@@ -678,8 +728,14 @@ def _numpy_index_item(item):
 
 def _setitem_in_memory(self, items, value):
     """`self[items] = value` written into `self`'s storage with NumPy's indexing, whose rules for the index
-    kinds that reach here (ints, slices, None, Ellipsis, integer and boolean arrays) are torch's."""
+    kinds that reach here (ints, slices, None, Ellipsis, integer and boolean arrays) are torch's once integers
+    beside an advanced item are selected first (`_split_selections`)."""
     from . import _memory
+
+    split = _split_selections(items)
+    if split is not None:
+        first, items = split
+        self = _ms_getitem(self, first)  # a view: the write below reaches self's storage
 
     if isinstance(value, Tensor):
         value = (value if value.dtype is self.dtype else ops.cast(value, self.dtype)).asnumpy()

@@ -17,7 +17,9 @@ computed in float64 and rounded once (closer to the exact value than MindSpore's
 is compared with real torch in tests/test_host_small.py. Results are new dense tensors over NumPy arrays
 (`Tensor.from_numpy` shares the memory), so in-place writes, views and `.numpy()` behave as for any tensor.
 """
+import contextlib
 import math
+import threading
 
 import numpy as np
 import mindspore
@@ -59,17 +61,42 @@ _data_ptr = TensorPy._data_ptr
 _prod = math.prod
 
 
-def takes(tensors, dtypes=FLOATS):
-    """True when every tensor in `tensors` (a tuple of Tensors) may be computed on the host by an op that is
-    exact for `dtypes`: see the module docstring."""
-    if not ON_CPU:
+_state = threading.local()
+
+
+def _records():
+    """Whether an op on a tensor that requires grad is recorded: grad mode is on, or the caller computes values
+    that must equal a recorded computation's (`as_if_recorded`)."""
+    return _pynative_executor.enable_grad() or getattr(_state, "as_if_recorded", False)
+
+
+@contextlib.contextmanager
+def as_if_recorded():
+    """Choose between the host and MindSpore's kernels as grad mode would, while grad mode is off: for a forward
+    whose values must equal, bit for bit, a recomputation under grad mode (torch.utils.checkpoint), since the two
+    compute the same value with different roundings where they are not exact."""
+    previous = getattr(_state, "as_if_recorded", False)
+    _state.as_if_recorded = True
+    try:
+        yield
+    finally:
+        _state.as_if_recorded = previous
+
+
+def takes(tensors, dtypes=FLOATS, rounding=False):
+    """True when every tensor in `tensors` (a tuple of Tensors) may be computed on the host by an op that serves
+    `dtypes`: see the module docstring. `rounding`: the host may round the result differently from MindSpore's
+    kernels (products, sums, square roots, transcendental functions); such an op takes the host only outside grad
+    mode, so that what grad mode computes never depends on which intermediate tensors require grad (a region
+    that torch.utils.checkpoint runs under no_grad and recomputes under grad mode gets the same values)."""
+    if not ON_CPU or rounding and _records():
         return False
     recorded = False
     for t in tensors:
         if type(t) is not Tensor or t._dtype not in dtypes or _prod(t._shape) > MAX_ELEMENTS:
             return False
         recorded = recorded or t._requires_grad
-    return not (recorded and _pynative_executor.enable_grad())
+    return not (recorded and _records())
 
 
 def array(t):
@@ -138,26 +165,26 @@ def scalar(value, dtype):
     return None
 
 
-def binary(ufunc, input, other):
+def binary(ufunc, input, other, dtypes=FLOATS_AND_INTEGERS):
     """`ufunc` of two operands (tensors or Python numbers) on the host, or None where this path does not apply:
-    the tensors differ in dtype, one is not eligible, a scalar has no exact cast, or the shapes do not
-    broadcast (the caller's own path then raises torch's error)."""
+    the tensors differ in dtype, one is not eligible, or a scalar has no exact cast. Shapes that do not
+    broadcast raise torch's error."""
     if type(input) is Tensor:
         dtype = input._dtype
         if type(other) is Tensor:
-            if other._dtype is not dtype or not takes((input, other), FLOATS_AND_INTEGERS):
+            if other._dtype is not dtype or not takes((input, other), dtypes):
                 return None
             a, b = array(input), array(other)
             if a.shape != b.shape:
                 _check_broadcast(a.shape, b.shape)
         else:
             b = scalar(other, dtype)
-            if b is None or not takes((input,), FLOATS_AND_INTEGERS):
+            if b is None or not takes((input,), dtypes):
                 return None
             a = array(input)
     elif type(other) is Tensor:
         a = scalar(input, other._dtype)
-        if a is None or not takes((other,), FLOATS_AND_INTEGERS):
+        if a is None or not takes((other,), dtypes):
             return None
         b = array(other)
     else:
@@ -174,9 +201,10 @@ def _check_broadcast(a_shape, b_shape):
                                f"dimension {max(len(a_shape), len(b_shape)) - i}")
 
 
-def unary(fn, x, dtypes=FLOATS):
-    """`fn` (a NumPy function of one array) of tensor `x` on the host, or None where this path does not apply."""
-    if type(x) is not Tensor or not takes((x,), dtypes):
+def unary(fn, x, dtypes=FLOATS, rounding=True):
+    """`fn` (a NumPy function of one array) of tensor `x` on the host, or None where this path does not apply;
+    `rounding=False` for a function whose result is MindSpore's bit for bit (negation, copies, logical ops)."""
+    if type(x) is not Tensor or not takes((x,), dtypes, rounding):
         return None
     return result(quietly(fn, array(x)))
 
@@ -197,21 +225,21 @@ def silu(a, **quiet):
 def mean(x, dim, keepdim):
     """torch.mean of a float tensor over `dim` (None or an int): the sum (accumulated in float64, rounded once)
     divided by the count in the input's dtype, as torch divides its sum; None where this path does not apply."""
-    if type(x) is not Tensor or not takes((x,)) or 0 in x._shape:
+    if type(x) is not Tensor or not takes((x,), rounding=True) or 0 in x._shape:
         return None
     a = array(x)
     if dim is not None:
         if type(dim) is not int:
             return None
-        rank = max(a.ndim, 1)
-        if not -rank <= dim < rank:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+        if not -max(a.ndim, 1) <= dim < max(a.ndim, 1):
+            return None  # (the caller raises torch's error)
         count = a.shape[dim] if a.ndim else 1
         axis = dim if a.ndim else None
     else:
         count, axis = a.size, None
-    total = np.add.reduce(a, axis=axis, dtype=np.float64, keepdims=keepdim and a.ndim > 0)
-    return result(quietly(np.divide, total.astype(a.dtype), a.dtype.type(count)))
+    with np.errstate(all="ignore"):  # (inf + -inf = nan in a sum: torch's value, without a warning)
+        total = np.add.reduce(a, axis=axis, dtype=np.float64, keepdims=keepdim and a.ndim > 0)
+        return result(np.divide(total.astype(a.dtype), a.dtype.type(count)))
 
 
 def _product_fits(rows, inner, cols):
@@ -230,7 +258,8 @@ def linear(x, weight, bias):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_prod(x_shape[:-1])}x{x_shape[-1]} and "
                            f"{w_shape[1]}x{w_shape[0]})")
     rows = _prod(x_shape[:-1])
-    if not _product_fits(rows, w_shape[1], w_shape[0]) or not takes((x,)) or not _takes_large((weight,)):
+    if not _product_fits(rows, w_shape[1], w_shape[0]) or not takes((x,), rounding=True) or \
+            not _takes_large((weight,)):
         return None
     if bias is not None:
         if type(bias) is not Tensor or bias._dtype is not x._dtype or bias._shape != (w_shape[0],) or \
@@ -239,20 +268,20 @@ def linear(x, weight, bias):
     a = array(x).reshape(rows, x_shape[-1])
     out = np.matmul(a, array(weight).T)
     if bias is not None:
-        out += array(bias)
+        quietly(np.add, out, array(bias), out)
     return result(out.reshape(x_shape[:-1] + (w_shape[0],)))
 
 
-def _takes_large(tensors):
+def _takes_large(tensors, rounding=True):
     """`takes` for operands whose size the caller has bounded by the work it does with them (weights)."""
-    if not ON_CPU:
+    if not ON_CPU or rounding and _records():
         return False
     recorded = False
     for t in tensors:
         if type(t) is not Tensor or t._dtype not in FLOATS:
             return False
         recorded = recorded or t._requires_grad
-    return not (recorded and _pynative_executor.enable_grad())
+    return not (recorded and _records())
 
 
 def matmul(input, other):
@@ -274,7 +303,8 @@ def matmul(input, other):
         batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     except ValueError:
         return None
-    if not _product_fits(_prod(batch) * a_shape[-2], a_shape[-1], b_shape[-1]) or not takes((input, other)):
+    if not _product_fits(_prod(batch) * a_shape[-2], a_shape[-1], b_shape[-1]) or \
+            not takes((input, other), rounding=True):
         return None
     return result(np.matmul(array(input), array(other)))
 
@@ -313,7 +343,7 @@ def _softmax64(scores, axis, dead_rows_zero=False):
 
 def softmax(x, dim):
     """softmax over `dim` (an int), computed in float64 and rounded once; None where this path does not apply."""
-    if type(x) is not Tensor or not takes((x,)) or type(dim) is not int:
+    if type(x) is not Tensor or not takes((x,), rounding=True) or type(dim) is not int:
         return None
     a = array(x)
     if not -max(a.ndim, 1) <= dim < max(a.ndim, 1) or a.size == 0:
@@ -330,7 +360,8 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
     if type(query) is not Tensor or type(key) is not Tensor or type(value) is not Tensor:
         return None
     dtype = query._dtype
-    if key._dtype is not dtype or value._dtype is not dtype or not takes((query, key, value)):
+    if key._dtype is not dtype or value._dtype is not dtype or \
+            not takes((query, key, value), rounding=True):
         return None
     q_shape, k_shape, v_shape = query._shape, key._shape, value._shape
     if len(q_shape) < 2 or len(k_shape) != len(q_shape) or len(v_shape) != len(q_shape) or \
@@ -354,7 +385,7 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
     elif q_shape[:-2] != k_shape[:-2]:
         return None
     scores = np.matmul(q, np.swapaxes(k, -1, -2))
-    scores *= scale
+    quietly(np.multiply, scores, scale, scores)
     if is_causal:
         if attn_mask is not None:
             return None
@@ -362,7 +393,7 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
     elif attn_mask is not None:
         if type(attn_mask) is not Tensor or (attn_mask._dtype is not dtype and attn_mask._dtype is not mindspore.bool_) or \
                 _prod(attn_mask._shape) > MAX_ELEMENTS or (attn_mask._requires_grad and
-                                                           _pynative_executor.enable_grad()):
+                                                           _records()):
             return None
         attn_mask_array = array(attn_mask)
     else:
@@ -380,7 +411,7 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
         if m.dtype == np.bool_:
             scores = np.where(m, scores, -np.inf)
         else:
-            scores = scores + m
+            scores = quietly(np.add, scores, m)
     with np.errstate(all="ignore"):
         weights = _softmax64(scores, -1, True)
     out = np.matmul(weights, v)
@@ -399,13 +430,13 @@ def addmm(input, mat1, mat2):
     if input._dtype is not dtype or mat2._dtype is not dtype or len(a_shape) != 2 or len(b_shape) != 2 or \
             a_shape[1] != b_shape[0] or len(input._shape) > 2:
         return None
-    if not _product_fits(a_shape[0], a_shape[1], b_shape[1]) or not takes((mat1, input)) or \
+    if not _product_fits(a_shape[0], a_shape[1], b_shape[1]) or not takes((mat1, input), rounding=True) or \
             not _takes_large((mat2,)):
         return None
     if not _broadcasts(input._shape, (a_shape[0], b_shape[1])):
         return None  # torch's error from the caller's path
     out = np.matmul(array(mat1), array(mat2))
-    out += array(input)
+    quietly(np.add, out, array(input), out)
     return result(out)
 
 
@@ -416,28 +447,37 @@ def _broadcasts(shape, to):
 def layer_norm(x, normalized_shape, weight, bias, eps):
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing `normalized_shape` axes, computed in float64
     and rounded once (torch accumulates float32 in float32: they agree within a few ulps), or None."""
-    if type(x) is not Tensor or not takes((x,)):
+    if type(x) is not Tensor or not takes((x,), rounding=True):
         return None
     dtype = x._dtype
     for p in (weight, bias):
         if p is not None and (type(p) is not Tensor or p._dtype is not dtype or p._shape != normalized_shape or
-                              not takes((p,))):
+                              not takes((p,), rounding=True)):
             return None
     a = array(x)
-    if a.size == 0:
+    count = _prod(normalized_shape)
+    if a.size == 0 or count == 0:
         return None
-    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
-    b = a.astype(np.float64)
-    mean = np.mean(b, axis=axes, keepdims=True)
+    with np.errstate(all="ignore"):  # (inf and nan inputs give torch's nan without NumPy's warnings)
+        return result(_normalized(a, count, weight, bias, eps))
+
+
+def _normalized(a, count, weight, bias, eps):
+    # rows of the normalized elements (ufunc reductions: np.mean's Python wrapper costs more than the arithmetic)
+    b = a.reshape(-1, count).astype(np.float64)
+    mean = np.add.reduce(b, axis=1, keepdims=True)
+    mean /= count
     b -= mean
-    var = np.mean(b * b, axis=axes, keepdims=True)
+    var = np.add.reduce(b * b, axis=1, keepdims=True)
+    var /= count
     var += eps
-    b /= np.sqrt(var)
+    np.sqrt(var, out=var)
+    b /= var
     if weight is not None:
-        b *= array(weight)
+        b *= array(weight).reshape(-1)
     if bias is not None:
-        b += array(bias)
-    return result(b.astype(a.dtype))
+        b += array(bias).reshape(-1)
+    return b.astype(a.dtype).reshape(a.shape)
 
 
 MAX_BIAS_ADD = 1 << 20  # elements of a product: MindSpore's BiasAdd took 0.55 ms on (192, 384), NumPy's add 0.03 ms
@@ -453,10 +493,10 @@ def add_bias_into_product(product, bias):
     if dtype not in FLOATS or bias._dtype is not dtype or len(shape) != 2 or bias._shape != (shape[1],) or \
             shape[0] * shape[1] > MAX_BIAS_ADD:
         return False
-    if (product._requires_grad or bias._requires_grad) and _pynative_executor.enable_grad():
+    if (product._requires_grad or bias._requires_grad) and _records():
         return False
     rows = host_view(product)
-    np.add(rows, array(bias), out=rows)
+    quietly(np.add, rows, array(bias), rows)
     return True
 
 
@@ -490,7 +530,75 @@ def arg_extreme(find, x, dim, keepdim):
 def embedding(ids, weight):
     """Rows of `weight` at `ids` (already range-checked by the caller), or None where this path does not apply."""
     if type(ids) is not Tensor or type(weight) is not Tensor or not takes((ids,), EXACT_INTEGERS) or \
-            not _takes_large((weight,)) or len(weight._shape) != 2 or \
+            not _takes_large((weight,), rounding=False) or len(weight._shape) != 2 or \
             _prod(ids._shape) * weight._shape[1] > MAX_ELEMENTS:
         return None
     return result(np.take(array(weight), array(ids), axis=0))
+
+
+WITH_BOOL = FLOATS_AND_INTEGERS + (mindspore.bool_,)  # comparisons, bitwise ops on bool and integers, any/all
+
+
+def reduce_all_or_any(test, x, dim, keepdim):
+    """np.all or np.any (`test`) of a tensor over `dim` (None or an int) as torch's all/any (a bool tensor), or
+    None where this path does not apply."""
+    if type(x) is not Tensor or not takes((x,), WITH_BOOL) or 0 in x._shape or type(keepdim) is not bool:
+        return None
+    a = array(x)
+    if dim is None:
+        return result(np.asarray(test(a)))
+    if type(dim) is not int or not -max(a.ndim, 1) <= dim < max(a.ndim, 1):
+        return None
+    return result(np.asarray(test(a, axis=dim if a.ndim else None, keepdims=keepdim and a.ndim > 0)))
+
+
+def extreme(find, x):
+    """The largest or smallest element (np.max / np.min as `find`: nan wins, as in torch), or None."""
+    if type(x) is not Tensor or not takes((x,), WITH_BOOL) or 0 in x._shape:
+        return None
+    with np.errstate(all="ignore"):
+        return result(np.asarray(find(array(x))))
+
+
+def _advanced_item(item):
+    """The NumPy form of one index item of an advanced index, or None where this path does not take it. An int
+    is not taken: beside a list or tensor, NumPy counts it as one more advanced index, where torch selects it
+    first, and the two place the result's dimensions differently (x[:, 0, :, [1, 2]] of a (2, 3, 4, 5) tensor:
+    torch (2, 4, 2), NumPy (2, 2, 4))."""
+    kind = type(item)
+    if item is None or item is Ellipsis:
+        return item
+    if kind is slice:
+        ok = all(v is None or type(v) is int for v in (item.start, item.stop, item.step))
+        return item if ok and (item.step is None or item.step > 0) else None
+    if kind is list:
+        return item if item and all(type(v) is int for v in item) else None  # (bool lists: the general path)
+    if kind is Tensor:
+        if item._dtype not in EXACT_INTEGERS and item._dtype is not mindspore.bool_ or not takes((item,), WITH_BOOL) \
+                or not item._shape:
+            return None
+        return array(item)
+    return None
+
+
+def advanced_getitem(t, index):
+    """torch indexing with at least one list or integer/bool tensor item (a copy, as in torch and NumPy: the same
+    rules place the indexed dimensions), or None where this path does not apply."""
+    if not takes((t,), WITH_BOOL):
+        return None
+    items = index if type(index) is tuple else (index,)
+    converted = []
+    advanced = False
+    for item in items:
+        numpy_item = _advanced_item(item)
+        if numpy_item is None and item is not None:
+            return None
+        advanced = advanced or type(item) is list or type(item) is Tensor
+        converted.append(numpy_item)
+    if not advanced:
+        return None
+    try:
+        values = array(t)[tuple(converted)]
+    except IndexError:
+        return None  # torch's message from the caller's path
+    return result(np.array(values, copy=True, order="C"))

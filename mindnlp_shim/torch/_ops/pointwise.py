@@ -278,14 +278,15 @@ _HOST_POWERS = {
 }
 
 
-def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS):
+def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, host_rounds=False):
     """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...);
-    `host`: the NumPy function that gives torch's result for small tensors of `host_dtypes` (host_small)."""
+    `host`: the NumPy function that gives torch's result for small tensors of `host_dtypes` (host_small);
+    `host_rounds`: it may round differently from MindSpore's kernel (see host_small.takes)."""
     def op(input, *, out=None):
         if out is not None:  # (the value from the module's op: the one adapted per target)
             return write_out(out, globals()[name](input), name, exact=exact)
         if host is not None:
-            on_host = host_small.unary(host, input, host_dtypes)
+            on_host = host_small.unary(host, input, host_dtypes, host_rounds)
             if on_host is not None:
                 return on_host
         return ms_fn(input)
@@ -319,8 +320,8 @@ log = _unary(accurate_unary(ops.log, "log"), "log")
 log2 = _unary(accurate_unary(ops.log2, "log2"), "log2")
 log10 = _unary(accurate_unary(ops.log10, "log10"), "log10")
 log1p = _unary(accurate_unary(ops.log1p, "log1p"), "log1p")
-sqrt = _unary(ops.sqrt, "sqrt", host=np.sqrt)
-rsqrt = _unary(ops.rsqrt, "rsqrt", host=_HOST_POWERS[-0.5])  # torch's kernel: 1 / sqrt(x), both rounded
+sqrt = _unary(ops.sqrt, "sqrt", host=np.sqrt, host_rounds=True)
+rsqrt = _unary(ops.rsqrt, "rsqrt", host=_HOST_POWERS[-0.5], host_rounds=True)  # torch's kernel: 1 / sqrt(x), both rounded
 sin = _unary(ops.sin, "sin")
 cos = _unary(ops.cos, "cos")
 tan = _unary(ops.tan, "tan")
@@ -364,9 +365,9 @@ sign = _unary(_with_zero_gradient(ops.sign), "sign", exact=True)
 sgn = sign
 reciprocal = _unary(ops.reciprocal, "reciprocal")
 square = _unary(ops.square, "square")
-logical_not = _unary(ops.logical_not, "logical_not")
+logical_not = _unary(ops.logical_not, "logical_not", host=np.logical_not, host_dtypes=host_small.WITH_BOOL)
 bitwise_not = _unary(lambda x: ops.logical_not(x) if x.dtype == mindspore.bool_ else ops.invert(x), "bitwise_not",
-                     exact=True)
+                     exact=True, host=np.invert, host_dtypes=host_small.EXACT_INTEGERS + (mindspore.bool_,))
 isnan = _unary_without_out(ops.isnan, "isnan")
 isinf = _unary_without_out(ops.isinf, "isinf")
 isfinite = _unary_without_out(ops.isfinite, "isfinite")
@@ -395,22 +396,28 @@ def round(input, *, decimals=0, out=None):
     return _round_half_even(input)
 
 
-def _binary(ms_fn, name):
+def _binary(ms_fn, name, host=None):
+    """A two-input op; `host`: the NumPy ufunc that gives torch's result for small tensors (host_small)."""
     def op(input, other, *, out=None):
         if out is not None:
             return write_out(out, globals()[name](input, other), name)
+        if host is not None:
+            on_host = host_small.binary(host, input, other, host_small.WITH_BOOL)
+            if on_host is not None:
+                return on_host
         return ms_fn(input, other)
 
     op.__name__ = op.__qualname__ = name
     return op
 
 
-eq = _binary(ops.equal, "eq")
-ne = not_equal = _binary(ops.not_equal, "ne")
-lt = less = _binary(ops.less, "lt")
-le = less_equal = _binary(ops.less_equal, "le")
-gt = greater = _binary(ops.greater, "gt")
-ge = greater_equal = _binary(ops.greater_equal, "ge")
+# (IEEE comparisons: NumPy's and torch's agree on every value, nan and signed zeros included)
+eq = _binary(ops.equal, "eq", np.equal)
+ne = not_equal = _binary(ops.not_equal, "ne", np.not_equal)
+lt = less = _binary(ops.less, "lt", np.less)
+le = less_equal = _binary(ops.less_equal, "le", np.less_equal)
+gt = greater = _binary(ops.greater, "gt", np.greater)
+ge = greater_equal = _binary(ops.greater_equal, "ge", np.greater_equal)
 maximum = _binary(ops.maximum, "maximum")
 minimum = _binary(ops.minimum, "minimum")
 fmax = _binary(ops.maximum, "fmax")
@@ -465,10 +472,13 @@ def _hypot(input, other):
 hypot = _binary(_hypot, "hypot")
 
 
-def _bitwise(ms_fn, bool_fn, name):
+def _bitwise(ms_fn, bool_fn, name, host):
     def op(input, other, *, out=None):
         if out is not None:
             return write_out(out, op(input, other), name)
+        on_host = host_small.binary(host, input, other, _HOST_BITWISE)  # (logical on bools, bitwise on integers)
+        if on_host is not None:
+            return on_host
         dt = input.dtype if isinstance(input, Tensor) else other.dtype
         if dt == mindspore.bool_:
             return bool_fn(input, other)
@@ -478,9 +488,10 @@ def _bitwise(ms_fn, bool_fn, name):
     return op
 
 
-bitwise_and = _bitwise(ops.bitwise_and, ops.logical_and, "bitwise_and")
-bitwise_or = _bitwise(ops.bitwise_or, ops.logical_or, "bitwise_or")
-bitwise_xor = _bitwise(ops.bitwise_xor, ops.logical_xor, "bitwise_xor")
+_HOST_BITWISE = host_small.EXACT_INTEGERS + (mindspore.bool_,)
+bitwise_and = _bitwise(ops.bitwise_and, ops.logical_and, "bitwise_and", np.bitwise_and)
+bitwise_or = _bitwise(ops.bitwise_or, ops.logical_or, "bitwise_or", np.bitwise_or)
+bitwise_xor = _bitwise(ops.bitwise_xor, ops.logical_xor, "bitwise_xor", np.bitwise_xor)
 
 
 def bitwise_left_shift(input, other):
@@ -650,7 +661,7 @@ def _promoting_pow(fn):
     with IEEE operations goes to the host first (before promotion makes the exponent a tensor)."""
     def op(input, exponent, *, out=None):
         if out is None and type(exponent) in (int, float) and exponent in _HOST_POWERS:
-            on_host = host_small.unary(_HOST_POWERS[exponent], input)
+            on_host = host_small.unary(_HOST_POWERS[exponent], input, rounding=exponent != 1)
             if on_host is not None:
                 return on_host
         return fn(*_promoted(input, exponent), out=out)

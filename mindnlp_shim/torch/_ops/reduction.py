@@ -76,6 +76,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"complex dtype. Got: {str(input.dtype).replace('torch.', '').capitalize()}")
     if 0 in input._shape:  # empty
         return _empty_reduction(input, dim, keepdim, float("nan"), input.dtype)
+    rank = input.ndim or 1  # (`max` here is torch.max)
+    if type(dim) is int and not -rank <= dim < rank:  # (MindSpore's own error is a ValueError)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
     if type(keepdim) is bool:
         on_host = host_small.mean(input, dim, keepdim)
         if on_host is not None:
@@ -110,6 +113,9 @@ def _max_min(ms_reduce, ms_elementwise, name):
         if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
             return ms_elementwise(input, dim)
         if dim is None:
+            on_host = host_small.extreme(np.max if name == "max" else np.min, input)
+            if on_host is not None:
+                return on_host
             if input.numel() == 0:
                 raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    f"Specify the reduction dim with the 'dim' argument.")
@@ -169,6 +175,9 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 def all(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, all(input, dim, keepdim), "all", exact=True)
+    on_host = host_small.reduce_all_or_any(np.all, input, dim, keepdim)
+    if on_host is not None:
+        return on_host
     if input.numel() == 0:
         return _empty_reduction(input, dim, keepdim, True, mindspore.bool_)
     return ops.all(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
@@ -177,6 +186,9 @@ def all(input, dim=None, keepdim=False, *, out=None):
 def any(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, any(input, dim, keepdim), "any", exact=True)
+    on_host = host_small.reduce_all_or_any(np.any, input, dim, keepdim)
+    if on_host is not None:
+        return on_host
     if input.numel() == 0:
         return _empty_reduction(input, dim, keepdim, False, mindspore.bool_)
     return ops.any(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)

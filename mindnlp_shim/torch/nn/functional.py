@@ -329,7 +329,7 @@ def silu(input, inplace=False):
     # MindSpore's kernel: up to ~300 ulps off torch in float32 (docs/numerics.md), kept for its speed in
     # Llama-style MLPs (the float64 host sigmoid is 2.5-3.5x slower on large tensors); small tensors outside
     # autograd are computed in float64 on the host (_ops/host_small)
-    on_host = _host_small.unary(_SILU64, input)
+    on_host = _host_small.unary(_SILU64, input, rounding=True)
     return _maybe_inplace(input, on_host if on_host is not None else ops.silu(input), inplace)
 
 

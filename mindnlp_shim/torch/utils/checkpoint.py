@@ -37,6 +37,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..amp import autocast_mode
 from .. import random as _random
+from .._ops import host_small
 from .._function_outputs import plain_tensor
 from .. import _memory
 
@@ -112,7 +113,8 @@ class _Recompute(Function):
         ctx.region = region
         ctx.inputs = inputs
         ctx.write_counts = [_memory.write_count(t) if isinstance(t, Tensor) else None for t in inputs]
-        with no_grad(), forward_context:
+        # (the region computes as the recomputation under grad mode will: see host_small.as_if_recorded)
+        with no_grad(), host_small.as_if_recorded(), forward_context:
             outputs = _call(region.function, region.template, list(inputs))
         produced = []
         region.output_template = _flatten(outputs, produced)
