@@ -13,6 +13,7 @@ from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, devic
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
 from ._ops import host_small as _host_small
+from ._ops import shape as _sh
 from ._ops import small_casts as _small_casts
 from mindspore.graph.api import _pynative_executor
 from .autograd import engine as _engine
@@ -563,10 +564,13 @@ def __getitem__(self, index):
         return _getitem_advanced(self, (index,))
     if self._requires_grad or not self._is_leaf:
         out = _ms_getitem_tracked(self, index)
+        if out is self:
+            out = _sh.alias(self)  # (`x[...]`: torch's result is a distinct view)
         if _pynative_executor.enable_grad():
             _autograd_views.register(self, out)  # basic indexing gives a view
         return out
-    return _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
+    out = _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
+    return _sh.alias(self) if out is self else out
 
 
 def _normalize_index_item(item):

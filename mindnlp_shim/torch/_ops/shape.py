@@ -1,7 +1,10 @@
 """Shape and layout ops: view/reshape, transposes, squeeze/unsqueeze, expand/repeat, cat/stack/split."""
+import functools
+
 import numpy as np
 import mindspore
 from mindspore import mint, ops
+from mindspore._c_expression import TensorPy
 
 from . import host_small
 from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
@@ -170,6 +173,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     s, e = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input  # torch's flatten returns its input itself where it flattens nothing
     shape = input.shape[:s] + (-1,) + input.shape[e + 1:]
     return reshape(input, shape)
 
@@ -478,18 +483,44 @@ _backend_table.adapt_module(globals(), __name__)
 
 
 # ---------------------------------------------------------------- views inside the autograd graph
+def alias(input):
+    """A new tensor over `input`'s elements with its shape and strides. torch's view ops return a distinct tensor
+    even where nothing changes (`x.view(x.shape)`, `x.transpose(0, 0)`, `x.expand_as(x)`, `x[...]`): its own
+    hooks, `.grad`, `requires_grad`, attributes and graph node. Returning `input` itself would let a hook on the
+    view see the gradient of every use of `input`, and a view of a leaf would answer as the leaf."""
+    if TensorPy.is_contiguous(input):
+        return ops.reshape(input, input._shape)
+    return ops.transpose(input, tuple(range(len(input._shape))))  # (the identity permutation keeps the strides)
+
+
+def _distinct(fn):
+    """`fn`, a view op, with `alias(input)` in place of a result that is `input` itself (or a part that is)."""
+    @functools.wraps(fn)
+    def op(input, *args, **kwargs):
+        out = fn(input, *args, **kwargs)
+        if out is input:
+            return alias(input)
+        if type(out) is tuple:
+            return tuple(alias(part) if part is input else part for part in out)
+        return out
+
+    return op
+
+
 def _track_views():
-    """The view ops' results are registered as views of their input when it is in the autograd graph
-    (`_autograd_views`): a later in-place write that torch would replay through them is refused."""
+    """The view ops' results are distinct tensors (`alias`) and are registered as views of their input when it
+    is in the autograd graph (`_autograd_views`): a later in-place write that torch would replay through them is
+    refused. `flatten` alone returns its input where it flattens nothing, as torch's does."""
     from .. import _autograd_views
 
     module = globals()
     for name in ("view", "reshape", "view_as", "reshape_as", "transpose", "t", "permute", "movedim", "unsqueeze",
-                 "squeeze", "flatten", "unflatten", "expand", "expand_as", "broadcast_to", "narrow", "select",
+                 "squeeze", "unflatten", "expand", "expand_as", "broadcast_to", "narrow", "select",
                  "diagonal", "tensor_split"):
-        module[name] = _autograd_views.view_op(module[name])
+        module[name] = _autograd_views.view_op(_distinct(module[name]))
+    module["flatten"] = _autograd_views.view_op(module["flatten"])
     for name in ("split", "split_with_sizes", "chunk", "unbind"):  # torch's multi-output views
-        module[name] = _autograd_views.view_op(module[name], multi=True)
+        module[name] = _autograd_views.view_op(_distinct(module[name]), multi=True)
     module["swapaxes"] = module["swapdims"] = module["transpose"]
     module["moveaxis"] = module["movedim"]
 
