@@ -39,6 +39,10 @@ if ON_CPU:
 ensure_recording()
 
 # A forked child (DataLoader workers, datasets.map(num_proc=...)) must be able to run ops: see _fork_safety.
+# grad mode as MindSpore's executor holds it: the C method itself (`_pynative_executor.enable_grad()` is a Python
+# method around it, ~1 µs a call on paths that ask once per op)
+grad_enabled = _pynative_executor._executor.enable_grad
+
 from .._fork_safety import register_fork_handlers  # noqa: E402
 
 register_fork_handlers()

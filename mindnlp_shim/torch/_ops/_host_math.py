@@ -51,7 +51,7 @@ def host_compute(name, x):
     fn = _NUMPY[name]
     if host_small.takes((x,), _HOST_DTYPES):  # small and outside autograd: any layout, no synchronising read
         src = host_small.array(x)
-        with np.errstate(all="ignore"):
+        with host_small.quiet_numpy():
             b = src.astype(np.float64)
             return host_small.result(fn(b, out=b).astype(src.dtype))
     if not x.is_contiguous():
@@ -61,7 +61,7 @@ def host_compute(name, x):
     out = np.empty(src.shape, src.dtype)
     flat_out = out.reshape(-1)
     n = flat_src.size
-    with np.errstate(all="ignore"):  # log(0) = -inf, log(-1) = nan, overflow to inf: torch's values, no warnings
+    with host_small.quiet_numpy():  # log(0) = -inf, log(-1) = nan, overflow to inf: torch's values, no warnings
         if n <= _CHUNK:
             b = flat_src.astype(np.float64)
             flat_out[...] = fn(b, out=b)

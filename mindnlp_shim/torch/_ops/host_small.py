@@ -24,9 +24,8 @@ import threading
 import numpy as np
 import mindspore
 from mindspore._c_expression import TensorPy
-from mindspore.graph.api import _pynative_executor
 
-from .._runtime import ON_CPU
+from .._runtime import ON_CPU, grad_enabled
 from .._memory import host_view, layout
 
 Tensor = mindspore.Tensor
@@ -46,12 +45,29 @@ except TypeError:
     _QUIET = None
 
 
+if hasattr(np, "geterrobj"):
+    class quiet_numpy:
+        """`with quiet_numpy():` runs NumPy without floating-point warnings (~1.5 µs; `np.errstate` ~7-9 µs,
+        a tenth of a small op). The error state is NumPy's per-thread one, restored on exit."""
+        __slots__ = ("saved",)
+
+        def __enter__(self):
+            self.saved = np.geterrobj()
+            np.seterrobj([self.saved[0], 0, None])
+
+        def __exit__(self, *exc_info):
+            np.seterrobj(self.saved)
+else:  # NumPy 2 dropped the error-state object
+    def quiet_numpy():
+        return np.errstate(all="ignore")
+
+
 def quietly(fn, *args):
     """`fn(*args)` without NumPy's floating-point warnings: `fn` is a ufunc, or a function that passes its
     keyword arguments on to each ufunc it calls."""
     if _QUIET is not None:
         return fn(*args, **_QUIET)
-    with np.errstate(all="ignore"):
+    with quiet_numpy():
         return fn(*args)
 
 
@@ -61,13 +77,17 @@ _data_ptr = TensorPy._data_ptr
 _prod = math.prod
 
 
-_state = threading.local()
+class _State(threading.local):
+    as_if_recorded = False  # (a class default: a missing thread-local attribute costs an exception per read)
+
+
+_state = _State()
 
 
 def _records():
     """Whether an op on a tensor that requires grad is recorded: grad mode is on, or the caller computes values
     that must equal a recorded computation's (`as_if_recorded`)."""
-    return _pynative_executor.enable_grad() or getattr(_state, "as_if_recorded", False)
+    return grad_enabled() or _state.as_if_recorded
 
 
 @contextlib.contextmanager
@@ -75,7 +95,7 @@ def as_if_recorded():
     """Choose between the host and MindSpore's kernels as grad mode would, while grad mode is off: for a forward
     whose values must equal, bit for bit, a recomputation under grad mode (torch.utils.checkpoint), since the two
     compute the same value with different roundings where they are not exact."""
-    previous = getattr(_state, "as_if_recorded", False)
+    previous = _state.as_if_recorded
     _state.as_if_recorded = True
     try:
         yield
@@ -113,6 +133,29 @@ def array(t):
     ptr = _data_ptr(t)
     if kept is not None and ptr == kept[1] and stride == kept[2] and t._dtype is kept[3] and t._shape == kept[0].shape:
         return kept[0]
+    return _new_array(t, ptr, stride)
+
+
+def operand(t, dtypes=FLOATS):
+    """`array(t)` where `takes((t,), dtypes)`, else None: the two in one pass over t's attributes, for the
+    elementwise ops that run most often (a third of a decoding step's ops)."""
+    if type(t) is not Tensor:
+        return None
+    dtype = t._dtype
+    if dtype not in dtypes:
+        return None
+    shape = t._shape
+    if _prod(shape) > MAX_ELEMENTS or t._requires_grad and _records():
+        return None
+    kept = t.__dict__.get("_host_array")
+    stride = _ms_stride(t)
+    ptr = _data_ptr(t)
+    if kept is not None and ptr == kept[1] and stride == kept[2] and dtype is kept[3] and shape == kept[0].shape:
+        return kept[0]
+    return _new_array(t, ptr, stride)
+
+
+def _new_array(t, ptr, stride):
     shape = t._shape
     if not ptr or 0 in shape:
         return host_view(t)  # (nothing to address: an empty array)
@@ -169,24 +212,28 @@ def binary(ufunc, input, other, dtypes=FLOATS_AND_INTEGERS):
     """`ufunc` of two operands (tensors or Python numbers) on the host, or None where this path does not apply:
     the tensors differ in dtype, one is not eligible, or a scalar has no exact cast. Shapes that do not
     broadcast raise torch's error."""
+    if not ON_CPU:
+        return None
     if type(input) is Tensor:
-        dtype = input._dtype
         if type(other) is Tensor:
-            if other._dtype is not dtype or not takes((input, other), dtypes):
+            if other._dtype is not input._dtype:
                 return None
-            a, b = array(input), array(other)
+            a = operand(input, dtypes)
+            b = None if a is None else operand(other, dtypes)
+            if b is None:
+                return None
             if a.shape != b.shape:
                 _check_broadcast(a.shape, b.shape)
         else:
-            b = scalar(other, dtype)
-            if b is None or not takes((input,), dtypes):
+            b = scalar(other, input._dtype)
+            a = None if b is None else operand(input, dtypes)
+            if a is None:
                 return None
-            a = array(input)
     elif type(other) is Tensor:
         a = scalar(input, other._dtype)
-        if a is None or not takes((other,), dtypes):
+        b = None if a is None else operand(other, dtypes)
+        if b is None:
             return None
-        b = array(other)
     else:
         return None
     return result(quietly(ufunc, a, b))
@@ -204,9 +251,12 @@ def _check_broadcast(a_shape, b_shape):
 def unary(fn, x, dtypes=FLOATS, rounding=True):
     """`fn` (a NumPy function of one array) of tensor `x` on the host, or None where this path does not apply;
     `rounding=False` for a function whose result is MindSpore's bit for bit (negation, copies, logical ops)."""
-    if type(x) is not Tensor or not takes((x,), dtypes, rounding):
+    if not ON_CPU or rounding and _records():
         return None
-    return result(quietly(fn, array(x)))
+    a = operand(x, dtypes)
+    if a is None:
+        return None
+    return result(quietly(fn, a))
 
 
 def in_float64(fn):
@@ -237,7 +287,7 @@ def mean(x, dim, keepdim):
         axis = dim if a.ndim else None
     else:
         count, axis = a.size, None
-    with np.errstate(all="ignore"):  # (inf + -inf = nan in a sum: torch's value, without a warning)
+    with quiet_numpy():  # (inf + -inf = nan in a sum: torch's value, without a warning)
         total = np.add.reduce(a, axis=axis, dtype=np.float64, keepdims=keepdim and a.ndim > 0)
         return result(np.divide(total.astype(a.dtype), a.dtype.type(count)))
 
@@ -248,23 +298,26 @@ def _product_fits(rows, inner, cols):
 
 def linear(x, weight, bias):
     """x W^T (+ b) for x of shape (*, in), W (out, in): None where this path does not apply (the caller's path
-    raises torch's shape errors)."""
-    if type(x) is not Tensor or type(weight) is not Tensor or x._dtype is not weight._dtype or not ON_CPU:
+    raises torch's shape errors). Its conditions are `takes(..., rounding=True)`'s, tested once for the three
+    operands: this runs for every linear layer of a decoding step."""
+    if type(x) is not Tensor or type(weight) is not Tensor or not ON_CPU:
+        return None
+    dtype = x._dtype
+    if weight._dtype is not dtype or dtype not in FLOATS:
         return None
     x_shape, w_shape = x._shape, weight._shape
     if len(w_shape) != 2 or not x_shape:
         return None
-    if x_shape[-1] != w_shape[1]:
+    if x_shape[-1] != w_shape[1]:  # (torch's message, also in grad mode: MindSpore's MatMul raises a ValueError)
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_prod(x_shape[:-1])}x{x_shape[-1]} and "
                            f"{w_shape[1]}x{w_shape[0]})")
-    rows = _prod(x_shape[:-1])
-    if not _product_fits(rows, w_shape[1], w_shape[0]) or not takes((x,), rounding=True) or \
-            not _takes_large((weight,)):
+    if _records():
         return None
-    if bias is not None:
-        if type(bias) is not Tensor or bias._dtype is not x._dtype or bias._shape != (w_shape[0],) or \
-                not _takes_large((bias,)):
-            return None
+    rows = _prod(x_shape[:-1])
+    if not (rows and w_shape[0] and w_shape[1]) or not _product_fits(rows, w_shape[1], w_shape[0]):
+        return None  # (empty products go through the caller's path)
+    if bias is not None and (type(bias) is not Tensor or bias._dtype is not dtype or bias._shape != (w_shape[0],)):
+        return None
     a = array(x).reshape(rows, x_shape[-1])
     out = np.matmul(a, array(weight).T)
     if bias is not None:
@@ -350,7 +403,7 @@ def softmax(x, dim):
         return None
     if a.ndim == 0:
         return None
-    with np.errstate(all="ignore"):  # (inf - inf = nan in a row holding inf: torch's nan, without a warning)
+    with quiet_numpy():  # (inf - inf = nan in a row holding inf: torch's nan, without a warning)
         return result(_softmax64(a.astype(np.float64), dim).astype(a.dtype))
 
 
@@ -412,7 +465,7 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
             scores = np.where(m, scores, -np.inf)
         else:
             scores = quietly(np.add, scores, m)
-    with np.errstate(all="ignore"):
+    with quiet_numpy():
         weights = _softmax64(scores, -1, True)
     out = np.matmul(weights, v)
     if grouped:
@@ -458,7 +511,7 @@ def layer_norm(x, normalized_shape, weight, bias, eps):
     count = _prod(normalized_shape)
     if a.size == 0 or count == 0:
         return None
-    with np.errstate(all="ignore"):  # (inf and nan inputs give torch's nan without NumPy's warnings)
+    with quiet_numpy():  # (inf and nan inputs give torch's nan without NumPy's warnings)
         return result(_normalized(a, count, weight, bias, eps))
 
 
@@ -556,7 +609,7 @@ def extreme(find, x):
     """The largest or smallest element (np.max / np.min as `find`: nan wins, as in torch), or None."""
     if type(x) is not Tensor or not takes((x,), WITH_BOOL) or 0 in x._shape:
         return None
-    with np.errstate(all="ignore"):
+    with quiet_numpy():
         return result(np.asarray(find(array(x))))
 
 

@@ -3,11 +3,11 @@ import functools
 
 from mindspore.graph.api import _pynative_executor
 
-from .._runtime import ensure_recording
+from .._runtime import ensure_recording, grad_enabled
 
 
 def is_grad_enabled():
-    return bool(_pynative_executor.enable_grad())
+    return bool(grad_enabled())
 
 
 def _set_enabled(mode):

@@ -16,7 +16,6 @@ import math
 import numpy as np
 import mindspore
 from mindspore import ops
-from mindspore.graph.api import _pynative_executor
 
 from ..autograd.function import Function, first_order_only
 from .._ops import host_small as _host_small
@@ -25,6 +24,7 @@ from .._ops.dense import dense_copy
 from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
 from .._function_outputs import plain_reshape
+from .._runtime import grad_enabled
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -39,7 +39,7 @@ _mm_a_transposed = ops.MatMul(transpose_a=True)
 def _records(*tensors):
     """Whether autograd records an op on `tensors`: grad mode is on and one of them requires grad. MindSpore's
     C-level flag is read first; the torch property (which also excludes integer tensors) only when it is set."""
-    if not _pynative_executor.enable_grad():
+    if not grad_enabled():
         return False
     for t in tensors:
         if t is not None and t._requires_grad and t.requires_grad:

@@ -15,6 +15,7 @@ from .._ops._util import type_name as _type_name, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
 from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
+from .._runtime import grad_enabled
 from ..autograd.function import Function as _Function
 from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
 from ..random import _engine, _numpy_rng
@@ -52,7 +53,12 @@ def linear(input, weight, bias=None):
 
     MatMul with transpose_b plus BiasAdd on a 2-D view measured ~2x faster on the CPU than `ops.dense` or
     `matmul(x, W.T) + b` (no transposed copy of W, and BiasAdd is a dedicated kernel); under autograd one
-    Function that keeps x rather than its flattened copy (`_lean_backward.linear`)."""
+    Function that keeps x rather than its flattened copy (`_lean_backward.linear`); small products outside
+    autograd on the host (`host_small.linear`), asked first since decoding runs a few dozen per token."""
+    if not grad_enabled():
+        on_host = _host_small.linear(input, weight, bias)
+        if on_host is not None:
+            return on_host
     if input.ndim == 1 or input.dtype != weight.dtype or 0 in input._shape or 0 in weight._shape or \
             _leaf_meta_is_stale(weight) or _leaf_meta_is_stale(bias):
         # (an empty input or weight goes through matmul, which answers empty products without MatMul; so do
