@@ -25,6 +25,20 @@ _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (nev
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
 _MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
+_UNTRACKED_BASE = "_untracked_view_base"  # on a view of a tensor outside the graph: a weak reference to it
+
+
+def shares_memory_with_live_tensor(tensor):
+    """Whether `tensor`, a tensor outside the graph, is a view whose base (or another view of it) may still be
+    read: it covers only part of its storage, or a view op made it from a tensor that is still alive."""
+    base = tensor.__dict__.get(_UNTRACKED_BASE)
+    if base is not None and base() is not None:
+        return True
+    shape = tensor._shape
+    if 0 in shape:
+        return False
+    first, end = _memory.span(tensor)
+    return tensor.storage_offset() != 0 or tensor.untyped_storage().nbytes() > end - first
 
 
 def _tracked(tensor):
@@ -70,6 +84,12 @@ def view_op(fn=None, *, multi=False):
                     register(input, part, multi)
             else:
                 register(input, out, multi)
+        elif type(out) is tuple:
+            for part in out:
+                if part is not input:
+                    part.__dict__[_UNTRACKED_BASE] = weakref.ref(input)
+        elif out is not input:  # (flatten over nothing returns its input)
+            out.__dict__[_UNTRACKED_BASE] = weakref.ref(input)
         return out
 
     return op

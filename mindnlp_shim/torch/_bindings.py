@@ -154,6 +154,11 @@ def _checked_inplace(fn, check_overlap=True):
 
     def method(self, *args, **kwargs):
         if self._is_leaf:
+            if _pynative_executor.enable_grad() and _any_recorded(args, kwargs):
+                # the receiver joins the graph (`total += loss`): the op reads a copy of its old value, which its
+                # backward may need after the write
+                value = fn(_tensor.clone(self), *args, **kwargs)
+                return _write_result(self, value, check_overlap)
             value = fn(self, *args, **kwargs)
             if _inplace.can_take_storage(self, value):  # the usual case: the fresh result becomes the storage
                 return _inplace.take_storage(self, value, check_overlap)
@@ -163,6 +168,21 @@ def _checked_inplace(fn, check_overlap=True):
 
     method.__name__ = fn.__name__ + "_"
     return method
+
+
+def _any_recorded(args, kwargs):
+    """Whether an operand (a tensor, or one in a list or tuple) is recorded by autograd: it requires grad or is
+    inside the graph."""
+    for group in (args, kwargs.values()):
+        for v in group:
+            if type(v) is Tensor:
+                if v._requires_grad or not v._is_leaf:
+                    return True
+            elif isinstance(v, (list, tuple)):
+                for t in v:
+                    if type(t) is Tensor and (t._requires_grad or not t._is_leaf):
+                        return True
+    return False
 
 
 def _write_result(self, value, check_overlap=True):

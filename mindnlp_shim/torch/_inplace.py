@@ -91,6 +91,9 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     converted = _as_value(tensor, value)
     fresh = value_is_fresh or converted is not value
     is_view = getattr(tensor, "parent_tensor_", None) is not None
+    if is_leaf and _records(value):
+        _recorded_write_into_leaf(tensor, converted, is_view, check_overlap)
+        return tensor
     if not is_leaf:
         _autograd_views.check_write(tensor)
         if converted._is_leaf and not converted._requires_grad and _pynative_executor.enable_grad():
@@ -108,6 +111,23 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     else:
         take_storage(tensor, converted if fresh else _fresh_copy(converted))
     return tensor
+
+
+def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
+    """A value that requires grad written into a tensor outside the graph (`total += loss`, `buf.copy_(h)`): as
+    in torch, the tensor joins the graph, its node the write. Through a view of such a tensor torch also gives
+    the base (and its other views) the write's history; MindSpore's tape cannot, so that write is refused."""
+    if is_view or _autograd_views.shares_memory_with_live_tensor(tensor):
+        raise NotImplementedError(
+            "an in-place write of a value that requires grad into a view of a tensor outside the autograd graph "
+            "(e.g. `buf[:2].copy_(h)` or `buf.view(2, 2)[0].add_(h)` with `buf` from torch.zeros) is not supported "
+            "by mindnlp-shim on MindSpore: torch would carry the write's gradient into the base tensor, which "
+            "MindSpore's tape cannot do. Write into the base with index assignment (`buf[:2] = h`) or build the "
+            "tensor out of place (torch.cat, torch.where)")
+    if ON_CPU:
+        _recorded_write_in_place(tensor, value, False, check_overlap)
+    else:
+        _ms_copy(tensor, value)  # recorded, in place
 
 
 def _recorded_write_in_place(tensor, value, is_view, check_overlap):
@@ -188,7 +208,8 @@ def can_take_storage(tensor, value):
     leaf (no grad, no view, no `.data` alias) and `value` a contiguous tensor of its own dtype and shape. The
     in-place ops test this first, so their usual call skips the general checks."""
     return (type(value) is mindspore.Tensor and value is not tensor and tensor._is_leaf
-            and not tensor._requires_grad and value._dtype is tensor._dtype and value._shape == tensor._shape
+            and not tensor._requires_grad and value._is_leaf and not value._requires_grad  # (not recorded)
+            and value._dtype is tensor._dtype and value._shape == tensor._shape
             and getattr(tensor, "parent_tensor_", None) is None and not getattr(tensor, "_is_data_alias", False)
             and value.is_contiguous())
 

@@ -162,12 +162,14 @@ def _get_data(self):
     """`t.data`: the same storage outside autograd, so that `p.data.mul_(2)`, `p.data.copy_(v)` or
     `p.data += d` on a parameter update it (torch allows these on leaves that require grad).
 
-    A tensor that does not require grad is its own data. For one that does, the alias is MindSpore's
+    For a tensor that does not require grad it is a distinct tensor over the same memory (`shape.alias`), as
+    torch's is: `requires_grad_()`, hooks or attributes on it stay its own, and a frozen parameter unfrozen
+    later does not pull a kept `.data` into its graph. For one that does, the alias is MindSpore's
     stop_gradient of it (the same memory, so writes into it reach the tensor; ops on it are not recorded),
     marked `_is_data_alias`: it reports requires_grad False and the in-place methods write through it with
     recording off (see `_bindings._checked_inplace`)."""
     if not _get_requires_grad(self):
-        return self
+        return _sh.alias(self)
     from .autograd.grad_mode import no_grad
 
     with no_grad():

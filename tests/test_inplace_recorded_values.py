@@ -1,0 +1,94 @@
+"""A value that requires grad written in place into a tensor outside the autograd graph (`total += loss`,
+`buf.copy_(h)`, `buf.mul_(w)`): in torch the receiver joins the graph, the write its node. The shim dropped the
+write's history (the gradient through the receiver was silently missing); these compare values, gradients and
+the receiver's autograd state with real torch. Through a view of such a tensor torch carries the history into the
+base too, which MindSpore's tape cannot: the shim refuses those writes with NotImplementedError."""
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+
+def _accumulate(T, buf, w):
+    total = T.tensor(0.0)
+    for _ in range(3):
+        total += (w * 2).sum()
+    buf += total
+
+
+# name -> the write, given (torch module, receiver of shape (2,), w of shape (2,) that requires grad)
+WRITES = {
+    "copy_": lambda T, b, w: b.copy_(w * 2),
+    "add_": lambda T, b, w: b.add_(w),
+    "iadd": lambda T, b, w: b.__iadd__(w),
+    "sub_alpha": lambda T, b, w: b.sub_(w, alpha=3),
+    "mul_after_fill": lambda T, b, w: b.fill_(2.0).mul_(w),
+    "mul_reads_old_value": lambda T, b, w: b.add_(1.5).mul_(w * w),
+    "div_": lambda T, b, w: b.add_(4.0).div_(w + 1),
+    "addcmul_": lambda T, b, w: b.addcmul_(w, w, value=0.5),
+    "clamp_min_then_add": lambda T, b, w: b.clamp_min_(1.0).add_(w),
+    "setitem_all": lambda T, b, w: b.__setitem__(Ellipsis, w * 2),
+    "loss_accumulate": _accumulate,
+    "no_grad_operand_stays_out": lambda T, b, w: b.add_(w.detach()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_receiver_joins_the_graph_as_in_torch(name):
+    answers = []
+    for T in (rt, mt):
+        w = T.tensor([1.0, 2.0], requires_grad=True)
+        buf = T.zeros(2)
+        WRITES[name](T, buf, w)
+        state = (buf.requires_grad, buf.grad_fn is not None, buf.is_leaf, buf.detach().numpy().tolist())
+        loss = (buf * T.tensor([3.0, 5.0])).sum() + (w * w).sum()
+        loss.backward()
+        answers.append((state, w.grad.numpy().tolist()))
+    assert answers[1][0] == answers[0][0]
+    assert answers[1][1] == pytest.approx(answers[0][1], rel=1e-6)
+
+
+def test_aliases_of_the_receiver_see_the_values():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    buf = mt.zeros(2)
+    before = buf.numpy()
+    buf.add_(w * 3)
+    assert before.tolist() == [3.0, 6.0]
+
+
+VIEW_WRITES = {
+    "slice_copy_": lambda b, w: b[:2].copy_(w * 2),
+    "narrow_copy_": lambda b, w: b.narrow(0, 1, 2).copy_(w * 2),
+    "select_of_view_add_": lambda b, w: b.view(2, 2)[0].add_(w),
+    "unsqueeze_slice_add_": lambda b, w: b.unsqueeze(0)[:, 2:].add_(w),
+    "whole_view_add_": lambda b, w: b.view(2, 2).add_(w),
+    "unsqueeze_add_": lambda b, w: b[:2].unsqueeze(0).add_(w),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_WRITES))
+def test_write_through_a_view_of_a_tensor_outside_the_graph_is_refused(name):
+    # torch: the base joins the graph through the view (CopySlices); MindSpore's tape cannot
+    w = rt.tensor([1.0, 2.0], requires_grad=True)
+    base = rt.zeros(4)
+    VIEW_WRITES[name](base, w)
+    assert base.requires_grad
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    base = mt.zeros(4)
+    with pytest.raises(NotImplementedError, match="view of a tensor outside the autograd graph"):
+        VIEW_WRITES[name](base, w)
+
+
+def test_writes_without_grad_through_views_still_alias():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    base = mt.zeros(4)
+    with mt.no_grad():
+        base[:2].copy_(w * 2)
+    base.narrow(0, 2, 2).add_(w.detach())
+    assert base.tolist() == [2.0, 4.0, 1.0, 2.0]
+    assert not base.requires_grad
