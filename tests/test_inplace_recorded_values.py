@@ -35,7 +35,26 @@ WRITES = {
     "setitem_all": lambda T, b, w: b.__setitem__(Ellipsis, w * 2),
     "loss_accumulate": _accumulate,
     "no_grad_operand_stays_out": lambda T, b, w: b.add_(w.detach()),
+    "fill_with_0d_tensor": lambda T, b, w: b.fill_(w[1] * 3),
+    "masked_fill_0d_tensor": lambda T, b, w: b.masked_fill_(T.tensor([True, False]), w[0]),
+    "index_add_": lambda T, b, w: b.index_add_(0, T.tensor([1, 0]), w),
+    "index_copy_": lambda T, b, w: b.index_copy_(0, T.tensor([1, 0]), w * 2),
+    "scatter_": lambda T, b, w: b.scatter_(0, T.tensor([1, 0]), w),
+    "masked_scatter_": lambda T, b, w: b.masked_scatter_(T.tensor([False, True]), w),
+    "lerp_": lambda T, b, w: b.lerp_(w, 0.25),
+    "clamp_with_tensor_min": lambda T, b, w: b.clamp_(min=w),
 }
+
+
+def test_fill_of_a_graph_tensor_with_a_0d_value_that_requires_grad():
+    answers = []
+    for T in (rt, mt):
+        w = T.tensor([1.0, 2.0], requires_grad=True)
+        h = T.ones(3, requires_grad=True) * 2
+        h.fill_(w[1] * 3)
+        (h * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+        answers.append((h.detach().numpy().tolist(), w.grad.numpy().tolist()))
+    assert answers[1] == answers[0]
 
 
 @pytest.mark.parametrize("name", sorted(WRITES))

@@ -218,7 +218,8 @@ def _random_inplace(value_fn):
 
 def _fill_(self, value):
     # TensorPy is the C base class: for the usual Python scalar, isinstance against Tensor (an ABC) is ~4x slower
-    value = value.item() if isinstance(value, TensorPy) and value.ndim == 0 else value
+    if isinstance(value, TensorPy) and value.ndim == 0 and not _inplace._records(value):
+        value = value.item()  # (a 0-d value that requires grad stays a tensor: the fill is recorded, as in torch)
     # (torch fills a tensor whose elements share memory, an expanded one, without complaint)
     if getattr(self, "_is_data_alias", False):
         return _tensor.outside_autograd(_inplace.assign, self, value, check_overlap=False)
