@@ -6,6 +6,7 @@ from mindspore.graph.api import _pynative_executor
 from . import _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
 from ._ops import buffers, strided_views
+from ._runtime import grad_enabled
 
 Tensor = mindspore.Tensor
 
@@ -154,7 +155,7 @@ def _checked_inplace(fn, check_overlap=True):
 
     def method(self, *args, **kwargs):
         if self._is_leaf:
-            if _pynative_executor.enable_grad() and _any_recorded(args, kwargs):
+            if grad_enabled() and _any_recorded(args, kwargs):
                 # the receiver joins the graph (`total += loss`): the op reads a copy of its old value, which its
                 # backward may need after the write
                 value = fn(_tensor.clone(self), *args, **kwargs)

@@ -162,14 +162,14 @@ def _get_data(self):
     """`t.data`: the same storage outside autograd, so that `p.data.mul_(2)`, `p.data.copy_(v)` or
     `p.data += d` on a parameter update it (torch allows these on leaves that require grad).
 
-    For a tensor that does not require grad it is a distinct tensor over the same memory (`shape.alias`), as
+    For a tensor that does not require grad it is a distinct tensor over the same memory (`shape._alias`), as
     torch's is: `requires_grad_()`, hooks or attributes on it stay its own, and a frozen parameter unfrozen
     later does not pull a kept `.data` into its graph. For one that does, the alias is MindSpore's
     stop_gradient of it (the same memory, so writes into it reach the tensor; ops on it are not recorded),
     marked `_is_data_alias`: it reports requires_grad False and the in-place methods write through it with
     recording off (see `_bindings._checked_inplace`)."""
     if not _get_requires_grad(self):
-        return _sh.alias(self)
+        return _sh._alias(self)
     from .autograd.grad_mode import no_grad
 
     with no_grad():
@@ -567,12 +567,12 @@ def __getitem__(self, index):
     if self._requires_grad or not self._is_leaf:
         out = _ms_getitem_tracked(self, index)
         if out is self:
-            out = _sh.alias(self)  # (`x[...]`: torch's result is a distinct view)
+            out = _sh._alias(self)  # (`x[...]`: torch's result is a distinct view)
         if _pynative_executor.enable_grad():
             _autograd_views.register(self, out)  # basic indexing gives a view
         return out
     out = _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
-    return _sh.alias(self) if out is self else out
+    return _sh._alias(self) if out is self else out
 
 
 def _normalize_index_item(item):

@@ -393,7 +393,7 @@ KNOWN = [
           'torch raises RuntimeError: Halving dimension must be even, but dimension 1 is size 1; the shim ValueError: not enough values to unpack (expecte'),
     Known(['Tensor.atan2_'], 'float64', ['grad'],
           'grad[0]: 2 of 2 elements differ, e.g. at (0, 0): shim -0.0002486668403017811 torch -0.00024866684658242377 (rtol 1e-10, atol 1e-12)'),
-    Known(['Tensor.flatten', 'Tensor.tensor_split', 'torch.flatten', 'torch.tensor_split'], 'empty_grad', ['raises'],
+    Known(['Tensor.tensor_split', 'torch.tensor_split'], 'empty_grad', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['F.linear'], 'float16', ['exception-type'],
           "torch raises RuntimeError: mat1 and mat2 shapes cannot be multiplied (6x1 and 2x3); the shim ValueError: For 'MatMul' the input dimensions must"),

@@ -483,7 +483,7 @@ _backend_table.adapt_module(globals(), __name__)
 
 
 # ---------------------------------------------------------------- views inside the autograd graph
-def alias(input):
+def _alias(input):
     """A new tensor over `input`'s elements with its shape and strides. torch's view ops return a distinct tensor
     even where nothing changes (`x.view(x.shape)`, `x.transpose(0, 0)`, `x.expand_as(x)`, `x[...]`): its own
     hooks, `.grad`, `requires_grad`, attributes and graph node. Returning `input` itself would let a hook on the
@@ -494,21 +494,21 @@ def alias(input):
 
 
 def _distinct(fn):
-    """`fn`, a view op, with `alias(input)` in place of a result that is `input` itself (or a part that is)."""
+    """`fn`, a view op, with `_alias(input)` in place of a result that is `input` itself (or a part that is)."""
     @functools.wraps(fn)
     def op(input, *args, **kwargs):
         out = fn(input, *args, **kwargs)
         if out is input:
-            return alias(input)
+            return _alias(input)
         if type(out) is tuple:
-            return tuple(alias(part) if part is input else part for part in out)
+            return tuple(_alias(part) if part is input else part for part in out)
         return out
 
     return op
 
 
 def _track_views():
-    """The view ops' results are distinct tensors (`alias`) and are registered as views of their input when it
+    """The view ops' results are distinct tensors (`_alias`) and are registered as views of their input when it
     is in the autograd graph (`_autograd_views`): a later in-place write that torch would replay through them is
     refused. `flatten` alone returns its input where it flattens nothing, as torch's does."""
     from .. import _autograd_views
