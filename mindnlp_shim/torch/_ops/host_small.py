@@ -128,12 +128,7 @@ def array(t):
     describes exactly t's current address, layout and dtype reads t's elements whoever allocated them. A host
     result keeps the array that owns its memory; for other tensors the array does not own or keep alive the
     memory (a reference from it back to t would be a cycle MindSpore's tensors cannot have collected)."""
-    kept = t.__dict__.get("_host_array")
-    stride = _ms_stride(t)
-    ptr = _data_ptr(t)
-    if kept is not None and ptr == kept[1] and stride == kept[2] and t._dtype is kept[3] and t._shape == kept[0].shape:
-        return kept[0]
-    return _new_array(t, ptr, stride)
+    return _kept_or_new_array(t, t._dtype, t._shape)
 
 
 def operand(t, dtypes=FLOATS):
@@ -147,24 +142,24 @@ def operand(t, dtypes=FLOATS):
     shape = t._shape
     if _prod(shape) > MAX_ELEMENTS or t._requires_grad and _records():
         return None
+    return _kept_or_new_array(t, dtype, shape)
+
+
+def _kept_or_new_array(t, dtype, shape):
+    """`array(t)` for t's current `dtype` and `shape` (read once by the caller)."""
     kept = t.__dict__.get("_host_array")
     stride = _ms_stride(t)
     ptr = _data_ptr(t)
     if kept is not None and ptr == kept[1] and stride == kept[2] and dtype is kept[3] and shape == kept[0].shape:
         return kept[0]
-    return _new_array(t, ptr, stride)
-
-
-def _new_array(t, ptr, stride):
-    shape = t._shape
     if not ptr or 0 in shape:
         return host_view(t)  # (nothing to address: an empty array)
-    typestr, itemsize, reviewed = layout(t._dtype)
+    typestr, itemsize, reviewed = layout(dtype)
     values = np.asarray(_Unowned({"data": (ptr, False), "shape": shape, "strides": tuple(s * itemsize for s in stride),
                                   "typestr": typestr, "version": 3}))
     if reviewed is not None:
         values = values.view(reviewed)
-    t._host_array = (values, ptr, stride, t._dtype)
+    t._host_array = (values, ptr, stride, dtype)
     return values
 
 
