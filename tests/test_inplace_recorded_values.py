@@ -87,6 +87,8 @@ VIEW_WRITES = {
     "unsqueeze_slice_add_": lambda b, w: b.unsqueeze(0)[:, 2:].add_(w),
     "whole_view_add_": lambda b, w: b.view(2, 2).add_(w),
     "unsqueeze_add_": lambda b, w: b[:2].unsqueeze(0).add_(w),
+    "full_slice_view_add_": lambda b, w: b.view(2, 2)[:].add_(w),
+    "ellipsis_view_add_": lambda b, w: b.view(2, 2)[...].add_(w),
 }
 
 

@@ -25,15 +25,27 @@ _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (nev
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
 _MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
-_UNTRACKED_BASE = "_untracked_view_base"  # on a view of a tensor outside the graph: a weak reference to it
+_UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
+_CHAIN_PRUNE_AT = 8
+
+
+def note_untracked_view(base, view):
+    """Remember that `view` (a view op's result outside the graph) reads `base`'s memory, and the memory of the
+    tensors `base` itself is a view of, for `shares_memory_with_live_tensor`; weak references, so no tensor is
+    kept alive by its views."""
+    if view is not base:  # (flatten over nothing returns its input)
+        chain = base.__dict__.get(_UNTRACKED_BASE, ())
+        if len(chain) >= _CHAIN_PRUNE_AT:  # (`x = x[1:]` in a loop: keep the chain short, the live bases in it)
+            chain = tuple(ref for ref in chain if ref() is not None)[1 - _CHAIN_PRUNE_AT:]
+        view.__dict__[_UNTRACKED_BASE] = chain + (weakref.ref(base),)
 
 
 def shares_memory_with_live_tensor(tensor):
     """Whether `tensor`, a tensor outside the graph, is a view whose base (or another view of it) may still be
     read: it covers only part of its storage, or a view op made it from a tensor that is still alive."""
-    base = tensor.__dict__.get(_UNTRACKED_BASE)
-    if base is not None and base() is not None:
-        return True
+    for base in tensor.__dict__.get(_UNTRACKED_BASE, ()):
+        if base() is not None:
+            return True
     shape = tensor._shape
     if 0 in shape:
         return False
@@ -86,10 +98,9 @@ def view_op(fn=None, *, multi=False):
                 register(input, out, multi)
         elif type(out) is tuple:
             for part in out:
-                if part is not input:
-                    part.__dict__[_UNTRACKED_BASE] = weakref.ref(input)
-        elif out is not input:  # (flatten over nothing returns its input)
-            out.__dict__[_UNTRACKED_BASE] = weakref.ref(input)
+                note_untracked_view(input, part)
+        else:
+            note_untracked_view(input, out)
         return out
 
     return op

@@ -557,7 +557,9 @@ def __getitem__(self, index):
         # than its general indexing (35-50 µs); RoPE's halves and the last position's logits are such slices
         one_range = _one_range(self._shape, index)
         if one_range is not None:
-            return _narrow(self, *one_range)
+            out = _narrow(self, *one_range)
+            _autograd_views.note_untracked_view(self, out)
+            return out
     if type(index) is tuple:
         for item in index:
             if not _plain_index(item):
@@ -572,7 +574,9 @@ def __getitem__(self, index):
             _autograd_views.register(self, out)  # basic indexing gives a view
         return out
     out = _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
-    return _sh._alias(self) if out is self else out
+    out = _sh._alias(self) if out is self else out
+    _autograd_views.note_untracked_view(self, out)
+    return out
 
 
 def _normalize_index_item(item):
