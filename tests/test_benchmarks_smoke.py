@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(REPO_ROOT, "benchmarks", "dispatch_overhead.py")
 
@@ -43,6 +45,7 @@ def test_dispatch_benchmark_rejects_an_unknown_op():
 TRAINER_STEP = os.path.join(REPO_ROOT, "benchmarks", "trainer_step.py")
 
 
+@pytest.mark.slow  # three implementations of a training run (~30 s); the benchmark tooling, not the shim
 def test_tiny_llama_floor_computes_the_same_losses_as_ours_and_real_torch(tmp_path):
     """trainer_step.py --check on the tiny Llama: the hand-written MindSpore floor, transformers under the shim and
     transformers on real torch load one checkpoint and one batch and report the same dropout-free losses."""
@@ -67,6 +70,7 @@ def test_tiny_llama_floor_computes_the_same_losses_as_ours_and_real_torch(tmp_pa
 SMALL_INPUTS = os.path.join(REPO_ROOT, "benchmarks", "small_inputs.py")
 
 
+@pytest.mark.slow  # ~25 s; greedy tokens against real torch are in the default run (tests/test_generation.py)
 def test_decode_benchmark_checks_our_tokens_against_real_torch(tmp_path):
     """small_inputs.py's decode part (kept small: the Llama, batch 1, 4 new tokens, one timed call): both
     implementations report a throughput, and ours' greedy tokens are compared with real torch's and agree."""

@@ -25,7 +25,10 @@ def _launch(nproc, out_dir):
     return [json.load(open(out_dir / f"rank{r}.json")) for r in range(nproc)]
 
 
-@pytest.fixture(scope="module", params=[2, 3], ids=["2-ranks", "3-ranks"])
+@pytest.fixture(scope="module", params=[
+    pytest.param(2, id="2-ranks"),
+    # a third rank (~25 s more): behind `slow`; two ranks take every collective in the default run
+    pytest.param(3, id="3-ranks", marks=pytest.mark.slow)])
 def ranks(request, tmp_path_factory):
     return _launch(request.param, tmp_path_factory.mktemp(f"collectives{request.param}"))
 

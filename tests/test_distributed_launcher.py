@@ -48,6 +48,7 @@ def test_torchrun_entry_starts_ranks_with_torchs_and_mindspores_variables(tmp_pa
     assert reports[0]["TORCHELASTIC_RUN_ID"] == reports[1]["TORCHELASTIC_RUN_ID"]
 
 
+@pytest.mark.slow  # one more 2-rank job (~20 s); the default run starts ranks through the torchrun entry
 def test_a_failing_rank_stops_the_job_with_its_exit_code(tmp_path):
     start = time.monotonic()
     proc = _run([sys.executable, "-m", "mindnlp.run", "--nproc_per_node", "2", "--standalone", PROBE, "fail",

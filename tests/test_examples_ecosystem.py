@@ -23,8 +23,9 @@ def test_sft_example_trains_with_trl_and_scores_completions(tmp_path):
 
 @needs_minilm
 @pytest.mark.parametrize("loss,loss_class", [
-    ("mnrl", "MultipleNegativesRankingLoss"),
-    # the same script with the other loss: behind `slow` (its parity with real torch is in the default run)
+    # the example script behind `slow` (~30 s each): sentence-transformers' parity with real torch, encoding and
+    # fine-tuning, is in the default run (tests/test_sentence_transformers.py)
+    pytest.param("mnrl", "MultipleNegativesRankingLoss", marks=pytest.mark.slow),
     pytest.param("cosine", "CosineSimilarityLoss", marks=pytest.mark.slow)])
 def test_sentence_embeddings_example_searches_and_fine_tunes(tmp_path, loss, loss_class):
     summary, output_dir = run_example_briefly("sentence_embeddings.py", tmp_path, "--loss", loss,

@@ -51,6 +51,7 @@ def test_lora_trains_saves_reloads_and_merges(tmp_path):
 
 
 @needs_minilm
+@pytest.mark.slow  # four short fine-tunes (~25 s); the Trainer parts it uses are in the default run
 def test_hyperparameter_search_runs_two_optuna_trials(tmp_path):
     pytest.importorskip("optuna")
     summary, _ = run_example_briefly("hyperparameter_search.py", tmp_path)

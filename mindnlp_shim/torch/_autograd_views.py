@@ -20,6 +20,7 @@ import weakref
 from mindspore.graph.api import _pynative_executor
 
 from . import _memory
+from ._runtime import grad_enabled
 
 _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
@@ -81,24 +82,31 @@ def register(source, view, multi=False, stands_for_view=False):
     views.append(weakref.ref(view))
 
 
-def view_op(fn=None, *, multi=False):
+def view_op(fn=None, *, multi=False, same=None):
     """Decorator for a torch view op `fn(input, ...)`: its result (or each result of a tuple) is tracked as a
-    view of `input` when `input` is in the autograd graph."""
+    view of `input` when `input` is in the autograd graph, and noted as one otherwise. `same(input)`, where given,
+    stands for a result that is `input` itself: torch's view ops return a distinct tensor even where they change
+    nothing (`shape._alias`)."""
     if fn is None:
-        return functools.partial(view_op, multi=multi)
+        return functools.partial(view_op, multi=multi, same=same)
 
     @functools.wraps(fn)
     def op(input, *args, **kwargs):
         out = fn(input, *args, **kwargs)
-        if (input._requires_grad or not input._is_leaf) and _pynative_executor.enable_grad():
-            if type(out) is tuple:
+        if type(out) is tuple:
+            if same is not None:
+                out = tuple(same(input) if part is input else part for part in out)
+            if (input._requires_grad or not input._is_leaf) and grad_enabled():
                 for part in out:
                     register(input, part, multi)
             else:
-                register(input, out, multi)
-        elif type(out) is tuple:
-            for part in out:
-                note_untracked_view(input, part)
+                for part in out:
+                    note_untracked_view(input, part)
+            return out
+        if out is input and same is not None:
+            out = same(input)
+        if (input._requires_grad or not input._is_leaf) and grad_enabled():
+            register(input, out, multi)
         else:
             note_untracked_view(input, out)
         return out

@@ -1,14 +1,31 @@
 """Binds the op functions of `_ops` as `Tensor` methods, dunders and in-place variants (one definition each)."""
+import numpy as np
 import mindspore
 from mindspore._c_expression import TensorPy
 from mindspore.graph.api import _pynative_executor
 
 from . import _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
-from ._ops import buffers, strided_views
+from ._ops import buffers, matrix, strided_views
+from ._ops.host_small import binary as _host_binary
 from ._runtime import grad_enabled
 
 Tensor = mindspore.Tensor
+
+
+def _host_first(ufunc, reflected, method):
+    """`method` (a binary operator) with `host_small.binary(ufunc, ...)` tried first; see _HOST_FIRST."""
+    if reflected:
+        def operator(self, other):
+            out = _host_binary(ufunc, other, self)
+            return method(self, other) if out is None else out
+    else:
+        def operator(self, other):
+            out = _host_binary(ufunc, self, other)
+            return method(self, other) if out is None else out
+
+    operator.__name__ = method.__name__
+    return operator
 
 
 def _reflected(fn):
@@ -131,6 +148,11 @@ DUNDERS = {
     "__lt__": pw.lt, "__le__": pw.le, "__gt__": pw.gt, "__ge__": pw.ge,
 }
 _UNARY_DUNDERS = ("__neg__", "__abs__", "__pos__", "__invert__")
+# Operators whose op computes small tensors on the host first (`host_small.binary` with this ufunc, before any
+# other work): the operator tries it itself, before the operator's and the op's wrappers, for the same result with
+# two Python calls fewer (a decoding step makes ~100 such calls per token at ~20 µs each). True: reflected.
+_HOST_FIRST = {"__add__": (np.add, False), "__radd__": (np.add, True), "__sub__": (np.subtract, False),
+               "__rsub__": (np.subtract, True), "__mul__": (np.multiply, False), "__rmul__": (np.multiply, True)}
 INPLACE_DUNDERS = {
     "__iadd__": pw.add, "__isub__": pw.sub, "__imul__": pw.mul, "__itruediv__": pw.div,
     "__ifloordiv__": pw.floor_divide, "__imod__": pw.remainder, "__ipow__": pw.pow, "__iand__": pw.bitwise_and,
@@ -254,7 +276,8 @@ def install():
             continue
         setattr(Tensor, name + "_", _checked_inplace(METHODS[name], check_overlap=name not in _FILLS))
     for name, fn in DUNDERS.items():
-        setattr(Tensor, name, _operator(fn) if name not in _UNARY_DUNDERS else fn)
+        method = _operator(fn) if name not in _UNARY_DUNDERS else fn
+        setattr(Tensor, name, _host_first(*_HOST_FIRST[name], method) if name in _HOST_FIRST else method)
     for name, fn in INPLACE_DUNDERS.items():
         setattr(Tensor, name, _checked_inplace(fn))
     Tensor.fill_ = _fill_
@@ -270,5 +293,5 @@ def install():
     Tensor.geometric_ = _random_inplace(rnd.geometric_values)
     Tensor.__hash__ = lambda self: id(self)  # defining __eq__ above resets hashing; tensors hash by identity
     Tensor.T = property(lambda self: sh.permute(self, tuple(reversed(range(self.ndim)))))
-    Tensor.mT = property(lambda self: sh.transpose(self, -2, -1))
+    Tensor.mT = property(matrix._matrix_transpose)
     Tensor.H = Tensor.T

@@ -6,7 +6,7 @@ to the op functions in `_ops` by `_bindings.py`.
 """
 import numpy as np
 import mindspore
-from mindspore import mint, ops
+from mindspore import ops
 
 from . import _autograd_views, _backend, _dtype, _inplace
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
@@ -15,6 +15,7 @@ from ._runtime import ensure_recording as _ensure_recording
 from ._ops import host_small as _host_small
 from ._ops import shape as _sh
 from ._ops import small_casts as _small_casts
+from ._ops import view_kernels
 from mindspore.graph.api import _pynative_executor
 from .autograd import engine as _engine
 
@@ -512,7 +513,7 @@ def __contains__(self, element):
 
 # ---------------------------------------------------------------- indexing
 _ms_getitem = Tensor.__getitem__  # MindSpore's (C) indexing, which serves every index it handles correctly
-_narrow = mint.narrow  # a view over the same storage (measured: offset and strides as torch's, writes alias)
+_narrow = view_kernels.narrow  # a view over the same storage (measured: offset and strides as torch's, writes alias)
 
 
 def _plain_index(item):

@@ -80,7 +80,7 @@ IMPLEMENTED["is_contiguous"] = is_contiguous
 
 # names torch gives as properties (MindSpore's are methods)
 PROPERTIES = {
-    "real": sm.real, "imag": sm.imag, "mH": matrix.adjoint,
+    "real": sm.real, "imag": sm.imag, "mH": matrix._conjugate_transpose,
 }
 
 # in-place methods: computed out of place, then written into the receiver like every in-place op

@@ -380,13 +380,16 @@ def cat(tensors, dim):
 def _softmax64(scores, axis, dead_rows_zero=False):
     """softmax of a float64 array; a row of only -inf is nan (torch's softmax) or, with `dead_rows_zero`, zeros
     (torch's CPU attention for a query row that sees no key)."""
-    top = np.max(scores, axis=axis, keepdims=True)
-    dead = np.isneginf(top)
-    if dead_rows_zero and dead.any():
-        e = np.exp(scores - np.where(dead, 0.0, top))
-        return np.where(dead, 0.0, e / np.where(dead, 1.0, np.sum(e, axis=axis, keepdims=True)))
-    e = np.exp(scores - top)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    # (the ufuncs' own reductions: np.max and np.sum add ~5 µs of Python each on a decoding step's rows)
+    top = np.maximum.reduce(scores, axis=axis, keepdims=True)
+    if dead_rows_zero:
+        dead = top == -np.inf
+        if dead.any():
+            e = np.exp(scores - np.where(dead, 0.0, top))
+            return np.where(dead, 0.0, e / np.where(dead, 1.0, np.add.reduce(e, axis=axis, keepdims=True)))
+    e = np.exp(np.subtract(scores, top))
+    np.divide(e, np.add.reduce(e, axis=axis, keepdims=True), out=e)
+    return e
 
 
 def softmax(x, dim):

@@ -186,10 +186,22 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _scaled_sum(input, red.sum(linalg.bmm(batch1, batch2), 0), beta, alpha)
 
 
-def adjoint(input):
+def _matrix_transpose(input, name="mT"):
+    """`input.mT`: the last two dims swapped; torch refuses a 1-d tensor and gives a 0-d one unchanged."""
+    if len(input._shape) == 1:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return sh.transpose(input, -2, -1) if input._shape else sh.transpose(input, 0, 0)
+
+
+def _conjugate_transpose(input, name="mH"):
+    """`input.mH`, and torch.adjoint under its own name."""
     from .special_math import conj
 
-    return conj(sh.transpose(input, -2, -1))
+    return conj(_matrix_transpose(input, name))
+
+
+def adjoint(input):
+    return _conjugate_transpose(input, "adjoint()")
 
 
 def matrix_power(input, n):

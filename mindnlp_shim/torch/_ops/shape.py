@@ -1,12 +1,11 @@
 """Shape and layout ops: view/reshape, transposes, squeeze/unsqueeze, expand/repeat, cat/stack/split."""
-import functools
 
 import numpy as np
 import mindspore
 from mindspore import mint, ops
 from mindspore._c_expression import TensorPy
 
-from . import host_small
+from . import host_small, view_kernels
 from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
 
 
@@ -64,14 +63,14 @@ def _reshaped(input, shape, *, must_view):
     shape = _infer_shape(shape_arg(shape), numel)
     if current == shape:
         return input
-    if input.is_contiguous() or numel == 0:
-        return ops.reshape(input, shape)
+    if TensorPy.is_contiguous(input) or numel == 0:
+        return view_kernels.reshape(input, shape)
     if _can_view(current, input.stride(), shape):
-        return ops.reshape(input, shape)  # MindSpore makes a strided view here, as torch does
+        return view_kernels.reshape(input, shape)  # MindSpore makes a strided view here, as torch does
     if must_view:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return ops.reshape(contiguous(input), shape)  # a copy, as torch's reshape makes (MindSpore's own is slower)
+    return view_kernels.reshape(contiguous(input), shape)  # a copy, as torch's reshape makes (MindSpore's is slower)
 
 
 def reshape(input, *shape):
@@ -107,15 +106,13 @@ def reshape_as(input, other):
 
 
 def transpose(input, dim0, dim1):
-    n = input.ndim
-    if n < 2:
-        return input
-    dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    n = len(input._shape)
+    dim0, dim1 = wrap_dim(dim0, n), wrap_dim(dim1, n)  # (a 0-d or 1-d tensor takes dims -1 and 0 only)
     if dim0 == dim1:
         return input
     perm = list(range(n))
-    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-    return ops.transpose(input, tuple(perm))
+    perm[dim0], perm[dim1] = dim1, dim0
+    return view_kernels.permute(input, tuple(perm))
 
 
 swapaxes = swapdims = transpose
@@ -128,10 +125,19 @@ def t(input):
 
 
 def permute(input, *dims):
-    dims = tuple(wrap_dim(d, input.ndim) for d in dims_arg(dims))
-    if dims == tuple(range(input.ndim)):
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims, n = dims_arg(dims), len(input._shape)
+    if len(dims) != n:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+                           f"the desired ordering of dimensions i.e. input.dim() = {n} is not equal to len(dims) = "
+                           f"{len(dims)}")
+    dims = tuple(wrap_dim(d, n) for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    if dims == tuple(range(n)):
         return input
-    return ops.transpose(input, dims)
+    return view_kernels.permute(input, dims)
 
 
 def movedim(input, source, destination):
@@ -153,7 +159,7 @@ moveaxis = movedim
 
 
 def unsqueeze(input, dim):
-    return ops.expand_dims(input, wrap_dim(dim, input.ndim + 1))
+    return view_kernels.expand_dims(input, wrap_dim(dim, len(input._shape) + 1))
 
 
 def squeeze(input, dim=None):
@@ -489,22 +495,8 @@ def _alias(input):
     hooks, `.grad`, `requires_grad`, attributes and graph node. Returning `input` itself would let a hook on the
     view see the gradient of every use of `input`, and a view of a leaf would answer as the leaf."""
     if TensorPy.is_contiguous(input):
-        return ops.reshape(input, input._shape)
-    return ops.transpose(input, tuple(range(len(input._shape))))  # (the identity permutation keeps the strides)
-
-
-def _distinct(fn):
-    """`fn`, a view op, with `_alias(input)` in place of a result that is `input` itself (or a part that is)."""
-    @functools.wraps(fn)
-    def op(input, *args, **kwargs):
-        out = fn(input, *args, **kwargs)
-        if out is input:
-            return _alias(input)
-        if type(out) is tuple:
-            return tuple(_alias(part) if part is input else part for part in out)
-        return out
-
-    return op
+        return view_kernels.reshape(input, input._shape)
+    return view_kernels.permute(input, tuple(range(len(input._shape))))  # (the identity permutation keeps the strides)
 
 
 def _track_views():
@@ -517,10 +509,10 @@ def _track_views():
     for name in ("view", "reshape", "view_as", "reshape_as", "transpose", "t", "permute", "movedim", "unsqueeze",
                  "squeeze", "unflatten", "expand", "expand_as", "broadcast_to", "narrow", "select",
                  "diagonal", "tensor_split"):
-        module[name] = _autograd_views.view_op(_distinct(module[name]))
+        module[name] = _autograd_views.view_op(module[name], same=_alias)
     module["flatten"] = _autograd_views.view_op(module["flatten"])
     for name in ("split", "split_with_sizes", "chunk", "unbind"):  # torch's multi-output views
-        module[name] = _autograd_views.view_op(_distinct(module[name]), multi=True)
+        module[name] = _autograd_views.view_op(module[name], multi=True, same=_alias)
     module["swapaxes"] = module["swapdims"] = module["transpose"]
     module["moveaxis"] = module["movedim"]
 
