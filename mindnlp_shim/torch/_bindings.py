@@ -28,6 +28,13 @@ def _host_first(ufunc, reflected, method):
     return operator
 
 
+def _positive(self):
+    """`+x`: x itself, as torch's; torch refuses it on a bool tensor."""
+    if self._dtype is mindspore.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
 def _reflected(fn):
     def method(self, other):
         return fn(other, self)
@@ -142,7 +149,7 @@ DUNDERS = {
     "__floordiv__": pw.floor_divide, "__rfloordiv__": _reflected(pw.floor_divide), "__mod__": pw.remainder,
     "__rmod__": _reflected(pw.remainder), "__pow__": pw.pow, "__rpow__": _reflected(pw.pow),
     "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul), "__neg__": pw.neg, "__abs__": pw.abs,
-    "__pos__": lambda self: self, "__invert__": pw.bitwise_not, "__and__": pw.bitwise_and,
+    "__pos__": _positive, "__invert__": pw.bitwise_not, "__and__": pw.bitwise_and,
     "__rand__": _reflected(pw.bitwise_and), "__or__": pw.bitwise_or, "__ror__": _reflected(pw.bitwise_or),
     "__xor__": pw.bitwise_xor, "__rxor__": _reflected(pw.bitwise_xor), "__eq__": pw.eq, "__ne__": pw.ne,
     "__lt__": pw.lt, "__le__": pw.le, "__gt__": pw.gt, "__ge__": pw.ge,

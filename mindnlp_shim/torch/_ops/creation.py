@@ -176,8 +176,10 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
+    if values[2] == 0:
         raise RuntimeError("torch.arange: step must be nonzero")
+    if (values[1] - values[0]) * values[2] < 0:  # (NumPy gives an empty range)
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = mindspore.int64 if all(isinstance(v, numbers.Integral) for v in values) else _dtype.get_default_dtype()
     arr = np.arange(*values, dtype=np.float64 if dtype.is_floating_point else np.int64)

@@ -6,7 +6,7 @@ from mindspore import ops
 
 from . import empty_products as _empty
 from . import host_small
-from ._util import write_out, write_outs
+from ._util import type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
 
@@ -31,21 +31,36 @@ def matmul(input, other, *, out=None):
 def mm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, mm(input, mat2), "mm", exact=True)
-    if input.ndim == 2 and mat2.ndim == 2:
-        on_host = host_small.matmul(input, mat2)
-        if on_host is not None:
-            return on_host
+    if len(input._shape) != 2:  # (MindSpore's MatMul would broadcast a vector or a batch)
+        raise RuntimeError("self must be a matrix")
+    if len(mat2._shape) != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    on_host = host_small.matmul(input, mat2)
+    if on_host is not None:
+        return on_host
     return _product(ops.matmul, input, mat2, "mm")
 
 
 def bmm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, bmm(input, mat2), "bmm", exact=True)
-    if input.ndim == 3 and mat2.ndim == 3 and input._shape[0] == mat2._shape[0]:
-        on_host = host_small.matmul(input, mat2)
-        if on_host is not None:
-            return on_host
+    _check_batches(input, mat2)
+    on_host = host_small.matmul(input, mat2)
+    if on_host is not None:
+        return on_host
     return _product(ops.bmm, input, mat2, "bmm")
+
+
+def _check_batches(batch1, batch2):
+    """torch's checks of bmm's operands: two 3-d tensors, (b, n, m) and (b, m, p)."""
+    if len(batch1._shape) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(batch2._shape) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    b, _, m = batch1._shape
+    if batch2._shape[:2] != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
+                           f"[{batch2._shape[0]}, {batch2._shape[1]}].")
 
 
 _INTEGER_PRODUCTS = frozenset({mindspore.uint8, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.int64})
@@ -85,12 +100,24 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 def outer(input, vec2, *, out=None):
     if out is not None:
         return write_out(out, outer(input, vec2), "outer")
+    for name, t in (("self", input), ("vec2", vec2)):
+        if len(t._shape) != 1:  # (the reshapes below would flatten a matrix without a word)
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {len(t._shape)}-D")
     return ops.mul(input.reshape(-1, 1), vec2.reshape(1, -1))
 
 
 def dot(input, other, *, out=None):
     if out is not None:
         return write_out(out, dot(input, other), "dot", exact=True)
+    if len(input._shape) != 1 or len(other._shape) != 1:  # (the product below would broadcast anything)
+        raise RuntimeError(f"1D tensors expected, but got {len(input._shape)}D and {len(other._shape)}D tensors")
+    if input._shape != other._shape:
+        n, m = input._shape[0], other._shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of "
+                           f"elements, but got {n} and {m} elements respectively")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_name(input._dtype)} and "
+                           f"{type_name(other._dtype)}")
     product = ops.mul(input, other)
     if product.size == 0:  # MindSpore's sum of an empty tensor is left uninitialized: torch.sum's zero
         from .reduction import sum as _sum

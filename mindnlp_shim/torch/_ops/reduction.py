@@ -32,7 +32,8 @@ def _compute_dtype(out, name):
 def _empty_reduction(input, dim, keepdim, fill, dtype):
     """MindSpore's CPU reductions return garbage on empty inputs: answer torch's value directly."""
     shape = list(input.shape)
-    dims = range(len(shape)) if dim is None else [d % len(shape) for d in ((dim,) if isinstance(dim, int) else dim)]
+    dims = range(len(shape)) if dim is None else [wrap_dim(d, len(shape)) for d in ((dim,) if isinstance(dim, int)
+                                                                                       else dim)]
     for d in sorted(dims, reverse=True):
         if keepdim:
             shape[d] = 1
@@ -131,15 +132,32 @@ max = _max_min(mint.max, ops.maximum, "max")
 min = _max_min(mint.min, ops.minimum, "min")
 
 
+def _check_extreme_dims(input, dim, name):
+    """torch's refusals of a maximum or minimum of nothing: no dim given on an empty input, or a dim of size 0
+    (MindSpore gives -inf/+inf, or the dtype's extreme)."""
+    shape = input._shape
+    if 0 not in shape:
+        return
+    if dim == () or dim is None:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
+    for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+        d = wrap_dim(d, len(shape))
+        if shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def amax(input, dim=(), keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, amax(input, dim, keepdim), "amax", exact=True)
+    _check_extreme_dims(input, dim, "amax")
     return ops.amax(input, _dim_tuple(dim) if dim != () else None, keepdim)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, amin(input, dim, keepdim), "amin", exact=True)
+    _check_extreme_dims(input, dim, "amin")
     return ops.amin(input, _dim_tuple(dim) if dim != () else None, keepdim)
 
 
@@ -147,6 +165,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is not None:
         return write_outs(out, aminmax(input, dim=dim, keepdim=keepdim), "aminmax")
     mm = collections.namedtuple("aminmax", ["min", "max"])
+    _check_extreme_dims(input, dim if dim is not None else (), "aminmax")
     return mm(amin(input, dim if dim is not None else (), keepdim), amax(input, dim if dim is not None else (), keepdim))
 
 

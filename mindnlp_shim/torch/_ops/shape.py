@@ -175,6 +175,7 @@ def squeeze(input, dim=None):
 
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
+        wrap_dim(start_dim, 0), wrap_dim(end_dim, 0)  # (torch's IndexError for dims a 0-d tensor does not take)
         return reshape(input, 1)
     s, e = wrap_dim(start_dim, input.ndim), wrap_dim(end_dim, input.ndim)
     if s > e:
@@ -398,11 +399,21 @@ def unbind(input, dim=0):
 
 
 def narrow(input, dim, start, length):
-    dim = wrap_dim(dim, input.ndim)
+    shape = input._shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, len(shape))
     if isinstance(start, Tensor):
         start = int(start.item())
+    size = shape[dim]  # (checked here: the slice below would clamp a range that does not fit, or wrap a negative one)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
-        start += input.shape[dim]
+        start += size
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     index = (slice(None),) * dim + (slice(start, start + length),)
     return input[index]
 

@@ -97,6 +97,9 @@ def msort(input):
 
 def _cumulative(input, dim, accumulate, result):
     if input.ndim == 0:
+        if dim not in (0, -1):
+            name = "cummax" if accumulate is np.maximum.accumulate else "cummin"
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         return result(input, _long(0).reshape(()))
     dim = wrap_dim(dim, input.ndim)
     a = np.moveaxis(_host(input), dim, -1)
@@ -269,6 +272,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 def renorm(input, p, dim, maxnorm):
+    if len(input._shape) < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {len(input._shape)} dimensions")
     dim = wrap_dim(dim, input.ndim)
     others = tuple(i for i in range(input.ndim) if i != dim)
     norms = red.norm(input, p, others, True)

@@ -11,7 +11,7 @@ from .. import _dtype
 from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
 from .._ops import _util as _ix  # (index range checks)
 from .._ops import host_small as _host_small
-from .._ops._util import type_name as _type_name, write_out as _write_out
+from .._ops._util import type_name as _type_name, wrap_dim as _wrap_dim, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
 from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
@@ -297,7 +297,7 @@ def gelu(input, approximate="none"):
 
 
 def relu(input, inplace=False):
-    return _maybe_inplace(input, ops.relu(input), inplace)
+    return _maybe_inplace(input, _pw.relu(input), inplace)
 
 
 def relu6(input, inplace=False):
@@ -420,6 +420,11 @@ def logsigmoid(input):
 
 
 def glu(input, dim=-1):
+    if not input._shape:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = _wrap_dim(dim, len(input._shape))
+    if input._shape[dim] % 2:  # (chunk would split an odd size unevenly and multiply what does not match)
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {input._shape[dim]}")
     a, b = _sh.chunk(input, 2, dim)
     return ops.mul(a, ops.sigmoid(b))
 
@@ -613,12 +618,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    # torch's checks: values outside [0, 1] (a logit passed as a probability, a label 2) give a finite loss here
+    for name, t in (("input", input), ("target", target)):
+        if isinstance(t, Tensor) and not _all_within_unit_interval(t):
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
     logx = ops.clamp(ops.log(input), min=-100.0)
     log1mx = ops.clamp(ops.log(ops.sub(1.0, input)), min=-100.0)
     loss = ops.neg(ops.add(ops.mul(target, logx), ops.mul(ops.sub(1.0, target), log1mx)))
     if weight is not None:
         loss = ops.mul(loss, weight)
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
+
+
+def _all_within_unit_interval(t):
+    """Whether every element of `t` lies in [0, 1] (NaN does not): one reduction and one host read."""
+    if 0 in t._shape:
+        return True
+    return bool(ops.logical_and(ops.ge(t, 0), ops.le(t, 1)).all())
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -804,6 +820,8 @@ def pad(input, pad, mode="constant", value=None):
         dim = input.ndim - 1 - i
         left, right = pad[2 * i], pad[2 * i + 1]
         start, stop = max(-left, 0), out.shape[dim] - max(-right, 0)
+        if stop < start:  # (cropped by more than the dim holds)
+            raise RuntimeError("narrow(): length must be non-negative.")
         if start or stop != out.shape[dim]:
             out = _sh.narrow(out, dim, start, stop - start)
     positive = tuple(max(p, 0) for p in pad)
