@@ -107,3 +107,20 @@ def test_values_where_both_accept():
     for case in ("narrow_negative_start", "pad_crops_all", "glu", "bce_at_the_bounds", "dot", "outer", "bmm"):
         ours, theirs = CASES[case](mt), CASES[case](rt)
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, err_msg=case)
+
+
+@pytest.mark.parametrize("name", ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "module"])
+def test_float64_convolutions_are_refused_naming_the_api(name):
+    """MindSpore's CPU convolution has no float64 kernel: a NotImplementedError that names the torch API, not
+    MindSpore's TypeError about its primitive."""
+    F, f64 = mt.nn.functional, mt.float64
+    calls = {
+        "conv1d": lambda: F.conv1d(mt.ones(1, 2, 5, dtype=f64), mt.ones(3, 2, 2, dtype=f64)),
+        "conv2d": lambda: F.conv2d(mt.ones(1, 2, 5, 5, dtype=f64), mt.ones(3, 2, 2, 2, dtype=f64)),
+        "conv_transpose1d": lambda: F.conv_transpose1d(mt.ones(1, 2, 5, dtype=f64), mt.ones(2, 3, 2, dtype=f64)),
+        "conv_transpose2d": lambda: F.conv_transpose2d(mt.ones(1, 2, 5, 5, dtype=f64), mt.ones(2, 3, 2, 2, dtype=f64)),
+        "module": lambda: mt.nn.Conv2d(2, 3, 2).double()(mt.ones(1, 2, 5, 5, dtype=f64)),
+    }
+    with pytest.raises(NotImplementedError, match=r"torch\.nn\.functional\.conv.*float64"):
+        calls[name]()
+    assert tuple(F.conv1d(mt.ones(1, 2, 5), mt.ones(3, 2, 2)).shape) == (1, 3, 4)  # float32 is computed

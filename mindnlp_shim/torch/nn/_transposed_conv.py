@@ -31,6 +31,7 @@ def _corner(sh, sw, dtype):
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     if isinstance(padding, str):
         raise RuntimeError("conv_transpose2d: padding must be an int or a tuple of ints, not a string")
+    torch.nn.functional._check_convolution_dtype(input, weight, "conv_transpose2d")
     batched = input.dim() == 4
     x = input if batched else input.unsqueeze(0)
     stride, padding = _pair(stride, 2), _pair(padding, 2)
@@ -56,6 +57,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    torch.nn.functional._check_convolution_dtype(input, weight, "conv_transpose1d")
     batched = input.dim() == 3
     x = input if batched else input.unsqueeze(0)
     first = lambda v: v[0] if isinstance(v, (tuple, list)) else v  # noqa: E731

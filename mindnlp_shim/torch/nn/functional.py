@@ -1044,7 +1044,16 @@ def _separable_interpolate(input, size, scale_factor, mode, align_corners, recom
 
 
 # ---------------------------------------------------------------- convolution and pooling
+def _check_convolution_dtype(input, weight, name):
+    """MindSpore 2.10's CPU Conv2D, which every convolution of the shim runs on, has no float64 kernel."""
+    if input._dtype is mindspore.float64 or weight._dtype is mindspore.float64:
+        raise NotImplementedError(f"torch.nn.functional.{name} of float64 tensors is not supported by mindnlp-shim: "
+                                  "MindSpore's CPU convolution kernel has no float64 form (float32, float16 and "
+                                  "bfloat16 are supported)")
+
+
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    _check_convolution_dtype(input, weight, "conv1d")
     x = ops.expand_dims(input, 2)
     w = ops.expand_dims(weight, 2)
     out = conv2d(x, w, bias, (1, _single(stride)), _conv1d_padding(padding), (1, _single(dilation)), groups)
@@ -1063,6 +1072,7 @@ def _conv1d_padding(padding):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     # torch's (ph, pw) is what ops.conv2d takes too: it expands it to (top, bottom, left, right) itself
+    _check_convolution_dtype(input, weight, "conv2d")
     pad_mode, pad = ("pad", padding) if not isinstance(padding, str) else (padding, 0)
     if isinstance(pad, (tuple, list)):
         pad = tuple(pad)
