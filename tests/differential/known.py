@@ -47,7 +47,7 @@ class Known:
 
 
 KNOWN = [
-    Known(['Tensor.fmax', 'Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'Tensor.tile', 'torch.diag', 'torch.fmax', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.mvlgamma', 'torch.narrow', 'torch.tile'], 'empty_grad', ['raises'],
+    Known(['Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'Tensor.tile', 'torch.diag', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.mvlgamma', 'torch.narrow', 'torch.tile'], 'empty_grad', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['F.conv1d', 'F.conv2d'], 'float64', ['raises'],
           'torch returns; the shim raises NotImplementedError: torch.nn.functional.conv1d of float64 tensors is not supported (no float64 kernel)'),
@@ -83,7 +83,7 @@ KNOWN = [
           'torch returns; the shim raises ValueError: For primitive[PadV3], the output size must be greater than 0, but got 0.'),
     Known(['Tensor.atan2', 'Tensor.hypot_', 'torch.arctan2', 'torch.atan2'], 'float64', ['grad'],
           'grad[0]: 1 of 1 elements differ, e.g. at (0,): shim 2.9802322387695312e-08 torch 5.551115123125783e-17 (rtol 1e-10, atol 1e-12)'),
-    Known(['F.sigmoid', 'F.tanh', 'Tensor.cos', 'Tensor.cosh', 'Tensor.erf', 'Tensor.erfc', 'Tensor.erfinv', 'Tensor.exp', 'Tensor.expm1', 'Tensor.fmin', 'Tensor.log', 'Tensor.log10', 'Tensor.log1p', 'Tensor.log2', 'Tensor.rsqrt', 'Tensor.sigmoid', 'Tensor.sin', 'Tensor.sinh', 'Tensor.square', 'Tensor.tan', 'Tensor.tanh', 'torch.cos', 'torch.cosh', 'torch.erf', 'torch.erfc', 'torch.erfinv', 'torch.exp', 'torch.expm1', 'torch.fmin', 'torch.log', 'torch.log10', 'torch.log1p', 'torch.log2', 'torch.rsqrt', 'torch.sigmoid', 'torch.sin', 'torch.sinh', 'torch.square', 'torch.tan', 'torch.tanh'], 'always', ['raises'],
+    Known(['F.sigmoid', 'F.tanh', 'Tensor.cos', 'Tensor.cosh', 'Tensor.erf', 'Tensor.erfc', 'Tensor.erfinv', 'Tensor.exp', 'Tensor.expm1', 'Tensor.log', 'Tensor.log10', 'Tensor.log1p', 'Tensor.log2', 'Tensor.rsqrt', 'Tensor.sigmoid', 'Tensor.sin', 'Tensor.sinh', 'Tensor.square', 'Tensor.tan', 'Tensor.tanh', 'torch.cos', 'torch.cosh', 'torch.erf', 'torch.erfc', 'torch.erfinv', 'torch.exp', 'torch.expm1', 'torch.log', 'torch.log10', 'torch.log1p', 'torch.log2', 'torch.rsqrt', 'torch.sigmoid', 'torch.sin', 'torch.sinh', 'torch.square', 'torch.tan', 'torch.tanh'], 'always', ['raises'],
           'torch returns; the shim raises TypeError: Select CPU operator[Sigmoid] fail! Unsupported data type!'),
     Known(['F.silu'], 'int_input', ['exception-type'],
           "torch raises NotImplementedError: 'silu_cpu' not implemented for 'Int'; the shim TypeError: Select CPU operator[Sigmoid] fail! Unsupported data"),

@@ -375,7 +375,11 @@ isfinite = _unary_without_out(ops.isfinite, "isfinite")
 def _relu(input):
     if input._dtype is mindspore.bool_:  # (MindSpore's kernel answers one)
         raise RuntimeError("Boolean inputs not supported for relu")
-    return ops.relu(input)
+    if input._dtype not in _FLOAT_DTYPES:
+        return ops.relu(input)
+    # x where it is not <= 0: NaN stays NaN with its gradient passing, 0 at 0 (torch's values and gradients;
+    # MindSpore's ReLU kernel gives 0 for NaN), in two kernels
+    return ops.where(ops.le(input, 0), ops.zeros((), input.dtype), input)
 
 
 relu = _unary_without_out(_relu, "relu")
@@ -425,10 +429,57 @@ lt = less = _binary(ops.less, "lt", np.less)
 le = less_equal = _binary(ops.less_equal, "le", np.less_equal)
 gt = greater = _binary(ops.greater, "gt", np.greater)
 ge = greater_equal = _binary(ops.greater_equal, "ge", np.greater_equal)
-maximum = _binary(ops.maximum, "maximum")
-minimum = _binary(ops.minimum, "minimum")
-fmax = _binary(ops.maximum, "fmax")
-fmin = _binary(ops.minimum, "fmin")
+_NAN_GRADIENTS = {  # of x where x is NaN, and 0 elsewhere (x_at_nan: x there, 0 elsewhere)
+    "passes": lambda x, x_at_nan: x,  # d/dx = 1
+    "zero": lambda x, x_at_nan: ops.stop_gradient(x),
+    "nan": lambda x, x_at_nan: ops.mul(x_at_nan, x_at_nan),  # NaN, with the derivative 2x: NaN there, 0 elsewhere
+}
+
+
+def _nan_passing(fn, input, nan_gradient):
+    """`fn(input)` (an elementwise function) with NaN where `input` is NaN, and torch's gradient there
+    (`nan_gradient`: "passes", "zero" or "nan"). torch's clamps and activations propagate NaN, where MindSpore's
+    clamp, relu and minimum kernels answer a number (relu(nan) = 0, clamp(nan, 0, 1) = 0, which would hide a
+    diverging run). `fn` itself sees 0 in place of each NaN, so that its backward,
+    masked there, does not turn the mask's zeros into NaN (0 times a NaN local derivative)."""
+    if type(input) is not Tensor or input._dtype not in _FLOAT_DTYPES:
+        return fn(input)
+    nan = ops.isnan(input)
+    zeros = ops.zeros_like(input)
+    out = fn(ops.where(nan, zeros, input))
+    return ops.where(nan, _NAN_GRADIENTS[nan_gradient](input, ops.where(nan, input, zeros)), out)
+
+
+def _nan_propagating(ms_fn):
+    """maximum/minimum as torch's: NaN where either operand is (MindSpore's kernels drop a NaN first operand),
+    there as their sum, so that both operands take the gradient, as torch gives it."""
+    def extreme(input, other):
+        out = ms_fn(input, other)
+        if type(out) is not Tensor or out._dtype not in _FLOAT_DTYPES:
+            return out
+        nan = [ops.isnan(t) for t in (input, other) if type(t) is Tensor]
+        either = nan[0] if len(nan) == 1 else ops.logical_or(*nan)
+        return ops.where(either, ops.add(input, other), out)
+
+    return extreme
+
+
+def _nan_ignoring(compare):
+    """fmax/fmin as torch's: `input` where `compare(input, other)` holds or `other` is NaN, else `other` (NaN only
+    where both are); at a tie the gradient goes to `input`, as torch's."""
+    def extreme(input, other):
+        if type(input) is not Tensor or type(other) is not Tensor:
+            input, other = (t if type(t) is Tensor else Tensor(t, (other if type(other) is Tensor else input).dtype)
+                            for t in (input, other))
+        return ops.where(ops.logical_or(compare(input, other), ops.isnan(other)), input, other)
+
+    return extreme
+
+
+maximum = _binary(_nan_propagating(ops.maximum), "maximum", np.maximum)
+minimum = _binary(_nan_propagating(ops.minimum), "minimum", np.minimum)
+fmax = _binary(_nan_ignoring(ops.ge), "fmax", np.fmax)
+fmin = _binary(_nan_ignoring(ops.le), "fmin", np.fmin)
 logical_and = _binary(ops.logical_and, "logical_and")
 logical_or = _binary(ops.logical_or, "logical_or")
 logical_xor = _binary(ops.logical_xor, "logical_xor")
@@ -518,8 +569,10 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if input._dtype in _SCALAR_SAFE_FLOATS and not isinstance(min, TensorPy) and not isinstance(max, TensorPy):
-        return ops.clamp(input, min, max)  # the common case: float32-exact bounds, no promotion
-    return ops.clamp(*_clamp_operands(input, min, max))
+        # the common case: float32-exact bounds, no promotion (torch: NaN stays NaN, with a zero gradient)
+        return _nan_passing(lambda x: ops.clamp(x, min, max), input, "zero")
+    input, low, high = _clamp_operands(input, min, max)
+    return _nan_passing(lambda x: ops.clamp(x, low, high), input, "zero")
 
 
 def _clamp_operands(input, low, high):

@@ -7,7 +7,7 @@ from mindspore import mint, ops
 
 from .. import _dtype
 from .softmax_kernel import softmax_kernel
-from . import host_small
+from . import host_small, pointwise
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
@@ -102,6 +102,31 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return ops.prod(input, dim, keepdim)
 
 
+_NAN_FLOATS = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64})
+
+
+def _nan_slices(input, out, dims, keepdim, indices=None, spread=False):
+    """`out`, a max or min of `input` over `dims` (None: all of it), with NaN for the slices that hold a NaN, as
+    torch's (MindSpore's kernels skip NaN); `indices` (max/min over one dim) then point at the slice's first NaN.
+    The NaN results take no gradient, as amax's in torch, or with `spread` (max()/min() of everything) pass it in
+    equal parts to the NaN elements, as torch's."""
+    if input._dtype not in _NAN_FLOATS:
+        return out if indices is None else (out, indices)
+    nan = ops.isnan(input)
+    slices = ops.any(nan, dims, keepdim) if dims is not None else ops.any(nan)
+    if spread:
+        nan_part = ops.div(ops.sum(ops.where(nan, input, ops.zeros_like(input))), ops.sum(nan.astype(input.dtype)))
+        return ops.where(slices, nan_part, out)
+    out = ops.where(slices, ops.stop_gradient(ops.mul(out, float("nan"))), out)
+    if indices is None:
+        return out
+    first = ops.argmax(nan.astype(mindspore.int32), dims, True).astype(indices.dtype)
+    nan_values = ops.gather_elements(input, dims, first)  # (the NaN itself: its gradient goes there, as torch's)
+    if not keepdim:
+        first, nan_values = ops.squeeze(first, dims), ops.squeeze(nan_values, dims)
+    return ops.where(slices, nan_values, out), ops.where(slices, first, indices)
+
+
 def _max_min(ms_reduce, ms_elementwise, name):
     def op(input, dim=None, keepdim=False, *, out=None):
         if out is not None:
@@ -120,16 +145,17 @@ def _max_min(ms_reduce, ms_elementwise, name):
             if input.numel() == 0:
                 raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    f"Specify the reduction dim with the 'dim' argument.")
-            return ms_reduce(input)
+            return _nan_slices(input, ms_reduce(input), None, False, spread=True)
         values, indices = ms_reduce(input, dim, keepdim)
-        return values_indices(values, indices.astype(mindspore.int64))
+        dim = wrap_dim(dim, len(input._shape))
+        return values_indices(*_nan_slices(input, values, dim, keepdim, indices.astype(mindspore.int64)))
 
     op.__name__ = name
     return op
 
 
-max = _max_min(mint.max, ops.maximum, "max")
-min = _max_min(mint.min, ops.minimum, "min")
+max = _max_min(mint.max, pointwise.maximum, "max")
+min = _max_min(mint.min, pointwise.minimum, "min")
 
 
 def _check_extreme_dims(input, dim, name):
@@ -151,14 +177,16 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, amax(input, dim, keepdim), "amax", exact=True)
     _check_extreme_dims(input, dim, "amax")
-    return ops.amax(input, _dim_tuple(dim) if dim != () else None, keepdim)
+    dims = _dim_tuple(dim) if dim != () else None
+    return _nan_slices(input, ops.amax(input, dims, keepdim), dims, keepdim)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, amin(input, dim, keepdim), "amin", exact=True)
     _check_extreme_dims(input, dim, "amin")
-    return ops.amin(input, _dim_tuple(dim) if dim != () else None, keepdim)
+    dims = _dim_tuple(dim) if dim != () else None
+    return _nan_slices(input, ops.amin(input, dims, keepdim), dims, keepdim)
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
@@ -258,7 +286,18 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         wrap_dim(d, input.ndim)  # (torch's IndexError; MindSpore's kernel ignores a dim out of range on empty input)
     if input.numel() == 0:  # the log of an empty sum: -inf (MindSpore's kernel reads no elements and returns junk)
         return ops.log(sum(ops.exp(input), dim, keepdim))
-    return ops.logsumexp(input, _dim_tuple(dim), keepdim)
+    if input._dtype not in _NAN_FLOATS:
+        return ops.logsumexp(input, _dim_tuple(dim), keepdim)
+    # torch's formula, m + log(sum(exp(x - m))) with m the slice's largest element, or 0 where that is infinite:
+    # MindSpore's kernel gives NaN for a slice holding inf or only -inf (torch: inf, -inf), and its gradient NaN
+    # for the whole slice
+    dims = () if dim is None else dim
+    top = ops.stop_gradient(amax(input, dims, True))
+    top = ops.where(ops.isinf(top), ops.zeros_like(top), top)
+    out = ops.add(pointwise.log(sum(pointwise.exp(ops.sub(input, top)), dim, True)), top)
+    return out if keepdim else ops.squeeze(out, tuple(range(len(input._shape))) if dim is None else
+                                            tuple(wrap_dim(d, len(input._shape)) for d in
+                                                  (dim if isinstance(dim, (list, tuple)) else (dim,))))
 
 
 def cumsum(input, dim, *, dtype=None, out=None):

@@ -21,7 +21,7 @@ def softshrink(input, lambd=0.5):
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     shrunk = torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd,
                                                                    torch.zeros_like(input)))
-    return shrunk
+    return torch.where(torch.isnan(input), input, shrunk)  # (NaN passes, as in torch)
 
 
 def tanhshrink(input):
@@ -29,7 +29,7 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    out = torch.where(input > threshold, input, torch.full_like(input, value))
+    out = torch.where((input > threshold) | torch.isnan(input), input, torch.full_like(input, value))
     return _F()._maybe_inplace(input, out, inplace)
 
 

@@ -325,10 +325,12 @@ def selu(input, inplace=False):
 
 
 def celu(input, alpha=1.0, inplace=False):
-    # torch: max(0, x) + min(0, alpha * expm1(x * (1 / alpha)))
-    x = _up(input)
-    return _maybe_inplace(input, ops.add(ops.relu(x), ops.minimum(
-        ops.mul(_pw.expm1(ops.mul(x, _k(1.0 / alpha, x))), _k(alpha, x)), 0.0)), inplace)
+    # torch: x for x > 0, alpha * expm1(x / alpha) elsewhere; the gradient 1 at 0 and at NaN (which stays NaN)
+    def finite_celu(x):
+        negative = ops.where(ops.gt(x, 0), ops.zeros_like(x), x)  # (expm1 of a large x would overflow: NaN grads)
+        return ops.where(ops.gt(x, 0), x, ops.mul(_pw.expm1(ops.mul(negative, _k(1.0 / alpha, x))), _k(alpha, x)))
+
+    return _maybe_inplace(input, _pw._nan_passing(finite_celu, _up(input), "passes"), inplace)
 
 
 def silu(input, inplace=False):
@@ -360,21 +362,23 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         return _maybe_inplace(input, ops.clamp(input, Tensor(int(min_val), dtype), Tensor(int(max_val), dtype)),
                               inplace)
     x = _up(input)
-    return _maybe_inplace(input, ops.clamp(x, _k(min_val, x), _k(max_val, x)), inplace)
+    low, high = _k(min_val, x), _k(max_val, x)
+    # torch's gradient passes strictly inside the limits and at NaN (which stays NaN), and is 0 at the limits
+    clipped = ops.logical_or(ops.le(x, low), ops.ge(x, high))
+    return _maybe_inplace(input, ops.where(clipped, ops.stop_gradient(ops.clamp(x, low, high)), x), inplace)
 
 
 _F32_SIXTH = float(np.float32(1.0) / np.float32(6.0))
 
 
 def _hardsigmoid(x):
-    if x._dtype == _F64:
-        # torch: the value min(max(x + 3, 0), 6) / 6; the gradient g * (1.0f / 6.0f), a float32 constant also for
-        # float64, inside (-3, 3) and 0 outside
-        value = ops.stop_gradient(ops.div(ops.clamp(ops.add(x, 3.0), 0.0, 6.0), _k(6.0, x)))
-        slope = ops.mul(x, _k(_F32_SIXTH, x))
-        inside = ops.logical_and(ops.gt(x, -3.0), ops.lt(x, 3.0))
-        return ops.add(value, ops.where(inside, ops.sub(slope, ops.stop_gradient(slope)), ops.zeros_like(x)))
-    return ops.div(ops.clamp(ops.add(x, 3.0), 0.0, 6.0), 6.0)
+    """torch's hardsigmoid: the value min(max(x + 3, 0), 6) / 6 (NaN stays NaN), the gradient g * (1.0f / 6.0f)
+    strictly inside (-3, 3) and 0 elsewhere (at -3 and 3 too), the slope a float32 constant also for float64."""
+    value = ops.stop_gradient(_pw._nan_passing(lambda v: ops.div(ops.clamp(ops.add(v, 3.0), 0.0, 6.0), _k(6.0, v)), x,
+                                              "zero"))
+    inside = ops.logical_and(ops.gt(x, -3.0), ops.lt(x, 3.0))
+    slope = ops.mul(ops.where(inside, x, ops.zeros_like(x)), _k(_F32_SIXTH, x))
+    return ops.add(value, ops.sub(slope, ops.stop_gradient(slope)))
 
 
 def hardsigmoid(input, inplace=False):
@@ -383,9 +387,8 @@ def hardsigmoid(input, inplace=False):
 
 def hardswish(input, inplace=False):
     x = _up(input)
-    if x._dtype == _F64:
-        return _maybe_inplace(input, _hardswish_float64(x), inplace)
-    return _maybe_inplace(input, ops.mul(x, _hardsigmoid(x)), inplace)
+    finite = _hardswish_float64 if x._dtype == _F64 else (lambda v: ops.mul(v, _hardsigmoid(v)))
+    return _maybe_inplace(input, _pw._nan_passing(finite, x, "passes"), inplace)  # (torch: NaN, gradient 1)
 
 
 def _hardswish_float64(x):
@@ -403,11 +406,13 @@ def _hardswish_float64(x):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    x = _up(input)
-    scaled = ops.mul(x, _k(beta, x))
-    # the shim's log1p and exp (within 1 ulp; MindSpore's CPU log1p gives 0 for arguments below 6e-8)
-    soft = ops.div(_pw.log1p(_pw.exp(ops.minimum(scaled, _k(threshold, x)))), _k(beta, x))
-    return _maybe_inplace(input, ops.where(ops.gt(scaled, _k(threshold, x)), x, soft), False)
+    def finite_softplus(x):
+        scaled = ops.mul(x, _k(beta, x))
+        # the shim's log1p and exp (within 1 ulp; MindSpore's CPU log1p gives 0 for arguments below 6e-8)
+        soft = ops.div(_pw.log1p(_pw.exp(ops.minimum(scaled, _k(threshold, x)))), _k(beta, x))
+        return ops.where(ops.gt(scaled, _k(threshold, x)), x, soft)
+
+    return _maybe_inplace(input, _pw._nan_passing(finite_softplus, _up(input), "nan"), False)
 
 
 def softsign(input):
