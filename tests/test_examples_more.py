@@ -19,12 +19,14 @@ def _check_language_model(summary, output_dir):
 
 
 @needs_minilm
+@pytest.mark.slow  # a short fine-tune (~20 s); the Trainer on the bundled MiniLM is in the default run
 def test_masked_lm_prints_losses_and_perplexity(tmp_path):
     summary, output_dir = run_example_briefly("masked_lm.py", tmp_path)
     _check_language_model(summary, output_dir)
 
 
 @needs_minilm
+@pytest.mark.slow  # a short training run (~15 s); GPT-2's loss, gradients and generate are checked in the default run
 def test_causal_lm_trains_from_scratch_and_generates(tmp_path):
     summary, output_dir = run_example_briefly("causal_lm.py", tmp_path, "--new-tokens", "5", "--prompt", "The room was")
     _check_language_model(summary, output_dir)
