@@ -96,3 +96,20 @@ def test_large_tensors_keep_nan():
     assert np.isnan(mt.relu(x).numpy()).all()
     assert np.isnan(mt.clamp(x, 0, 1).numpy()).all()
     assert np.isnan(x.amax(1).numpy()).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cross_entropy_of_logits_holding_nan(dtype):
+    """A row of logits holding NaN gives a NaN loss and NaN gradients, as torch's (MindSpore's fused float32
+    log-softmax kernel answered inf and finite gradients); the other rows keep their values."""
+    logits = [[0.0, NAN, 1.0], [0.5, 0.2, 0.1]]
+    results = []
+    for T in (mt, rt):
+        x = T.tensor(logits, dtype=getattr(T, dtype), requires_grad=True)
+        loss = T.nn.functional.cross_entropy(x, T.tensor([0, 2]), reduction="none")
+        loss.sum().backward()
+        results.append((loss.detach().numpy(), x.grad.numpy()))
+    (ours, our_grad), (theirs, their_grad) = results
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, equal_nan=True)
+    np.testing.assert_allclose(our_grad, their_grad, rtol=1e-5, atol=1e-7, equal_nan=True)
+    assert np.isnan(ours[0]) and np.isnan(our_grad[0]).all()

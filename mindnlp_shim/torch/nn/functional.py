@@ -535,9 +535,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     class_dim = 0 if input.ndim == 1 else 1
-    # float32 keeps MindSpore's fused kernel (the training path); other types the accurate one
-    logp = ops.log_softmax(input, class_dim) if input._dtype == mindspore.float32 else \
-        _red.log_softmax(input, class_dim)
+    # float32 keeps MindSpore's fused kernel (the training path); other types, and logits holding NaN (the kernel
+    # answers -inf and finite gradients for such a row: a NaN loss would read inf), the accurate one
+    fused = input._dtype == mindspore.float32 and not bool(ops.isnan(input).any())
+    logp = ops.log_softmax(input, class_dim) if fused else _red.log_softmax(input, class_dim)
     if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):  # class probabilities
         if label_smoothing > 0:
             target = ops.add(ops.mul(target, _k(1 - label_smoothing, target)),
