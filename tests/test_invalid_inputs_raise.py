@@ -53,6 +53,14 @@ CASES = {
     "sum_of_empty_dim_out_of_range": lambda T: T.ones(0, 3, 4).sum(-4),
     "mean_of_empty_dim_out_of_range": lambda T: T.ones(0).mean(1),
     "sum_of_empty_over_dim": lambda T: T.ones(0, 3).sum(-2),
+    # an integer dtype= for a reduction of an input autograd records: torch refuses, the kernel's result left the graph
+    "sum_to_long_of_a_grad_input": lambda T: T.ones(3, requires_grad=True).sum(dtype=T.int64),
+    "sum_to_long_of_an_empty_grad_input": lambda T: T.ones(0, 2, requires_grad=True).sum(1, dtype=T.int64),
+    "prod_to_long_of_a_grad_input": lambda T: T.ones(3, requires_grad=True).prod(dtype=T.int64),
+    "cumsum_to_long_of_a_grad_input": lambda T: T.ones(3, requires_grad=True).cumsum(0, dtype=T.int64),
+    "cumprod_to_int_of_a_grad_input": lambda T: T.ones(3, requires_grad=True).cumprod(0, dtype=T.int32),
+    "sum_to_double_of_a_grad_input": lambda T: T.ones(3, requires_grad=True).sum(dtype=T.float64),
+    "sum_to_long_without_grad": lambda T: T.ones(3).sum(dtype=T.int64),
     # dims a scalar does not have
     "flatten_scalar_end_dim": lambda T: T.tensor(1.0).flatten(0, -2),
     "flatten_scalar": lambda T: T.tensor(1.0).flatten(0, -1),

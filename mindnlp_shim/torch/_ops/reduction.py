@@ -9,6 +9,7 @@ from .. import _dtype
 from .softmax_kernel import softmax_kernel
 from . import host_small, pointwise
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
+from .._runtime import grad_enabled
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
@@ -47,9 +48,18 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
     return out
 
 
+def _check_differentiable_dtype(input, dtype):
+    """torch refuses a `dtype=` without gradients (integers, bool) for a sum, product or cumulative op of an input
+    that autograd records (MindSpore's kernel returns a result that silently drops out of the graph)."""
+    if dtype is not None and dtype not in _FLOATING_OR_COMPLEX and (input._requires_grad or not input._is_leaf) \
+            and grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {type_name(dtype)}")
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # torch sums in out's dtype
         return write_out(out, sum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "sum")), "sum")
+    _check_differentiable_dtype(input, dtype)
     if dtype is None and input._dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if 0 in input._shape:  # empty
@@ -90,6 +100,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # computed in out's dtype, as torch does
         return write_out(out, prod(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "prod")), "prod")
+    _check_differentiable_dtype(input, dtype)
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -303,6 +314,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 def cumsum(input, dim, *, dtype=None, out=None):
     if out is not None:  # computed in out's dtype, as torch does
         return write_out(out, cumsum(input, dim, dtype=dtype or _compute_dtype(out, "cumsum")), "cumsum")
+    _check_differentiable_dtype(input, dtype)
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -313,6 +325,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def cumprod(input, dim, *, dtype=None, out=None):
     if out is not None:
         return write_out(out, cumprod(input, dim, dtype=dtype or _compute_dtype(out, "cumprod")), "cumprod")
+    _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.astype(dtype)
     return ops.cumprod(input, dim)
