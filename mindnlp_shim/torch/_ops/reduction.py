@@ -128,9 +128,8 @@ def _nan_slices(input, out, dims, keepdim, indices=None, spread=False):
     if spread:
         nan_part = ops.div(ops.sum(ops.where(nan, input, ops.zeros_like(input))), ops.sum(nan.astype(input.dtype)))
         return ops.where(slices, nan_part, out)
-    out = ops.where(slices, ops.stop_gradient(ops.mul(out, float("nan"))), out)
     if indices is None:
-        return out
+        return ops.where(slices, ops.stop_gradient(ops.mul(out, float("nan"))), out)
     first = ops.argmax(nan.astype(mindspore.int32), dims, True).astype(indices.dtype)
     nan_values = ops.gather_elements(input, dims, first)  # (the NaN itself: its gradient goes there, as torch's)
     if not keepdim:
