@@ -1,8 +1,10 @@
 """torch.optim optimizers and torch.nn.utils.clip_grad: update rules against real PyTorch, state_dict format and
 interchange with real PyTorch both ways, the device-kernel path, half precision, hooks, and argument errors."""
 import json
+import importlib
 import math
 import os
+import threading
 
 os.environ.setdefault("GLOG_v", "3")
 
@@ -14,6 +16,8 @@ import mindnlp_shim.torch as torch  # noqa: E402
 from mindnlp_shim.torch import optim  # noqa: E402
 from mindnlp_shim.torch.nn.utils import clip_grad_norm_, clip_grad_value_, get_total_norm  # noqa: E402
 from mindnlp_shim.torch.optim import _storage, _work  # noqa: E402
+
+adam_module = importlib.import_module("mindnlp_shim.torch.optim.adam")
 
 from oracle import require_torch, run_torch_json  # noqa: E402
 
@@ -206,6 +210,62 @@ def test_adam_updates_in_slices_give_the_same_values(oracle, monkeypatch, name):
     for a, b in zip(whole, sliced):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     _compare_with_oracle(name, sliced, sliced_opt, oracle["out"])
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_sliced_updates_on_several_threads_give_the_same_values(oracle, monkeypatch, threads):
+    # the slices of one parameter are shared out over torch.get_num_threads() threads, each with its own
+    # scratch array; every element is computed once, so the values are the single-threaded ones
+    whole, _ = _run("adamw", oracle["data"])
+    monkeypatch.setattr(_work, "SLICE_ELEMENTS", 2)
+    seen = set()
+    update_slice = adam_module._update_slice
+
+    def noting_thread(*args, **kwargs):
+        seen.add(threading.get_ident())
+        return update_slice(*args, **kwargs)
+
+    monkeypatch.setattr(adam_module, "_update_slice", noting_thread)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        sliced, sliced_opt = _run("adamw", oracle["data"])
+    finally:
+        torch.set_num_threads(previous)
+    # (a helper that is done may take the next lane too, so 3 threads show as 2 or 3)
+    assert len(seen) == 1 if threads == 1 else len(seen) >= 2
+    for a, b in zip(whole, sliced):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    _compare_with_oracle("adamw", sliced, sliced_opt, oracle["out"])
+
+
+def test_an_error_in_a_helper_thread_reaches_the_caller(monkeypatch):
+    monkeypatch.setattr(_work, "SLICE_ELEMENTS", 1)
+    buffers = _work.WorkBuffers()
+    done = []
+
+    def update(part, tmp):
+        assert tmp.shape == (1,)
+        if part.start == 1:
+            raise ValueError("slice 1 failed")
+        done.append(part.start)
+
+    previous = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with pytest.raises(ValueError, match="slice 1 failed"):
+            buffers.over_slices(4, np.float32, update)
+    finally:
+        torch.set_num_threads(previous)
+    assert sorted(done) == [0, 2]  # the calling thread's slices ran; the helper stopped at its first
+
+
+@pytest.mark.parametrize("value, message", [(0, "positive integer"), (-2, "positive integer"),
+                                            (1.5, "expects an int, but got float"),
+                                            (True, "expects an int, but got bool")])
+def test_set_num_threads_refuses_what_torch_refuses(value, message):
+    with pytest.raises(RuntimeError, match=message):
+        torch.set_num_threads(value)
 
 
 @pytest.mark.parametrize("name", ["adamw", "adam_l2", "adamw_amsgrad_maximize", "sgd_nesterov", "adagrad",
@@ -431,15 +491,20 @@ def test_custom_subclass_gets_hooks_once():
     np.testing.assert_allclose(p.asnumpy(), [0.5, 0.5])
 
 
-def test_write_back_when_asnumpy_is_a_copy():
-    # a view tensor's asnumpy() is a copy: the update must still reach the tensor
+def test_a_dense_view_is_updated_in_place_and_a_strided_one_through_a_copy():
+    # a row of a matrix is dense: its host array is the base's memory; a column is not: the update works on a
+    # dense copy that release writes back. Either way the base sees the update, as torch's in-place ops give.
     base = mindspore.Tensor(np.ones((2, 3), np.float32))
-    view = base[1]
-    array, is_copy = _storage.host_array(view)
-    assert is_copy
+    row = base[1]
+    array, is_copy = _storage.host_array(row)
+    assert not is_copy
     array += 1
-    _storage.release(view, array, is_copy)
-    np.testing.assert_array_equal(view.asnumpy(), [2, 2, 2])
+    column = base.T[2]
+    array, is_copy = _storage.host_array(column)
+    assert is_copy and array.flags.c_contiguous
+    array += 10
+    _storage.release(column, array, is_copy)
+    np.testing.assert_array_equal(base.asnumpy(), [[1, 1, 11], [2, 2, 12]])
 
 
 def test_dense_tensor_is_updated_through_a_zero_copy_view():
@@ -448,6 +513,20 @@ def test_dense_tensor_is_updated_through_a_zero_copy_view():
     assert not is_copy
     array += 1  # no release needed: the array is the tensor's own storage
     np.testing.assert_array_equal(dense.asnumpy(), np.full((2, 3), 2, np.float32))
+
+
+@pytest.mark.parametrize("name", ["adamw", "sgd_momentum", "rmsprop_centered_momentum", "adagrad"])
+def test_a_backward_that_saved_a_parameter_before_the_step_raises(name):
+    # torch's optimizers write parameters in place and raise their version counters: a graph that saved the
+    # old values refuses to run backward instead of differentiating at the new ones
+    kind, options = CONFIGS[name]
+    p = torch.nn.Parameter(torch.ones(3))
+    opt = getattr(optim, kind)([p], **options)
+    (p * p).sum().backward()
+    pending = (p * p).sum()
+    opt.step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        pending.backward()
 
 
 # ---------------------------------------------------------------------------------- clip_grad

@@ -1,11 +1,11 @@
 """torch-level functions that are not ops on tensor data: type queries, process settings, legacy types."""
-import os
+import numbers
 import warnings
 
 import mindspore
 
 from . import _dtype, _tensor
-from ._runtime import DEVICE_TARGET
+from ._runtime import CPU_THREADS, DEVICE_TARGET
 
 __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "clone", "detach",
            "typename", "result_type", "can_cast", "set_printoptions", "get_num_threads", "set_num_threads",
@@ -80,7 +80,7 @@ def can_cast(from_, to):
 from ._tensor_str import set_printoptions  # noqa: E402
 
 
-_threads = {"intra": max(1, len(os.sched_getaffinity(0))), "inter": 1}
+_threads = {"intra": CPU_THREADS, "inter": 1}
 
 
 def get_num_threads():
@@ -88,7 +88,12 @@ def get_num_threads():
 
 
 def set_num_threads(n):
-    """MindSpore fixes its kernel thread pool at first use; later changes are recorded and reported only."""
+    """MindSpore fixes its kernel thread pool at first use; later changes are recorded and reported, and the
+    optimizers' host updates use that many threads."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):  # (NumPy's integers are Integral)
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
     _threads["intra"] = int(n)
 
 

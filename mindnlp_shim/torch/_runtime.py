@@ -8,6 +8,8 @@ from mindspore.graph.api import _pynative_executor  # noqa: E402
 
 DEVICE_TARGET = mindspore.get_context("device_target")  # "CPU", "GPU" or "Ascend"
 ON_CPU = DEVICE_TARGET == "CPU"
+# kernel threads on the CPU target: one per core this process may run on, unless the user sets the count
+CPU_THREADS = int(os.environ.get("MINDNLP_SHIM_THREADS", "0")) or max(1, len(os.sched_getaffinity(0)))
 
 
 def _configure_cpu():
@@ -18,9 +20,8 @@ def _configure_cpu():
     disable_multi_thread()
     # Report a kernel error at the op that caused it, not at a later sync point in unrelated code.
     mindspore.runtime.launch_blocking()
-    threads = int(os.environ.get("MINDNLP_SHIM_THREADS", "0")) or max(1, len(os.sched_getaffinity(0)))
     try:
-        mindspore.device_context.cpu.op_tuning.threads_num(threads)
+        mindspore.device_context.cpu.op_tuning.threads_num(CPU_THREADS)
     except RuntimeError:
         pass  # already set by the user before importing the shim
     if os.environ.get("MINDNLP_SHIM_PIN_THREADS", "1") != "0":

@@ -1,13 +1,16 @@
 """Where an optimizer update runs, and how it reaches the tensors it changes in place.
 
-On the CPU target the update runs in NumPy on zero-copy `asnumpy()` views of the parameter, its gradient and
-the state tensors: one pass of in-place ufuncs per tensor, 5-50x faster than per-tensor MindSpore ops there
+On the CPU target the update runs in NumPy on zero-copy views of the parameter, its gradient and the state
+tensors (`_memory.host_view`: the tensor's own elements in its storage, also for a tensor that is a view of
+another): one pass of in-place ufuncs per tensor, 5-50x faster than per-tensor MindSpore ops there
 (docs: reference/mindspore-2.10-cpu.md, section 3). Views are fetched again for every step because a
 MindSpore write (`copy_`, setitem) may give a tensor new storage. On GPU/Ascend the update uses device
 kernels instead (each optimizer's `_device_update`).
 
-`asnumpy()` is a view only for tensors that own dense storage; for a view tensor it returns a copy, and a
-write into the copy would be lost silently. `host_array` detects that case and `release` writes it back.
+The updates walk flat arrays, so a tensor whose elements are not laid out densely (a transposed view) is
+updated in a dense copy that `release` writes back. Every tensor an update writes has its write count
+raised, as torch's in-place ops raise the version counter: a backward that saved a parameter before the
+step refuses to run, as torch's does, instead of reading the new values.
 """
 import contextlib
 
@@ -16,6 +19,7 @@ import mindspore
 from mindspore import ops
 
 from .. import _runtime
+from .._memory import _set_write_counts, host_view, write_count
 
 Tensor = mindspore.Tensor
 
@@ -38,17 +42,19 @@ def device_kernels():
         _force_device_kernels = previous
 
 
-def _address(array):
-    return array.__array_interface__["data"][0]
-
-
 def host_array(tensor):
-    """`(array, is_copy)`: a writable NumPy array over `tensor`'s storage, or a private copy of it."""
-    array = tensor.asnumpy()
-    # a zero-copy view starts where the tensor's data does; the copy made for a view tensor lies elsewhere
-    if _address(array) == tensor.data_ptr() and array.flags.writeable:
+    """`(array, is_copy)`: a writable NumPy array over `tensor`'s elements in its storage, or a private dense
+    copy of them where they are not laid out densely."""
+    array = host_view(tensor)
+    if array.flags.c_contiguous:
         return array, False
-    return np.array(array), True
+    return np.ascontiguousarray(array), True
+
+
+def count_writes(tensors):
+    """Raise the write count of each tensor an update wrote through its host array (torch's version counter)."""
+    if tensors:
+        _set_write_counts(tensors, [write_count(t) + 1 for t in tensors])
 
 
 def release(tensor, array, is_copy):
@@ -88,6 +94,7 @@ def advance_step_on_host(step):
     count = float(array)
     if is_copy:
         release(step, array, is_copy)
+    count_writes([step])
     return count
 
 

@@ -84,11 +84,12 @@ def _host_update(param, grad, state, buffers, *, lr, beta1, beta2, eps, weight_d
     second = work.open(state["max_exp_avg_sq"]) if amsgrad else None
     bias_correction1, bias_correction2 = _bias_corrections(step, beta1, beta2)
     arrays = [a.reshape(-1) for a in (p, m, v, g) + ((second,) if amsgrad else ())]  # views: all are dense
-    # in slices, so the scratch array stays small next to the largest parameter (an embedding matrix)
-    for part in buffers.slices(p.size):
-        tmp = buffers.take((part.stop - part.start,), work.dtype)
+
+    def update(part, tmp):
         _update_slice(*(a[part] for a in arrays), tmp=tmp, lr=lr, beta1=beta1, beta2=beta2, eps=eps,
                       bias_correction1=bias_correction1, bias_correction2=bias_correction2)
+
+    buffers.over_slices(p.size, work.dtype, update)
     work.finish()
 
 
