@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import mindnlp_shim.torch as mt
+from mindnlp_shim.torch._ops import host_small
 from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
 
 rt = real_torch()
@@ -196,17 +197,63 @@ def _layer_norm_grads(T, x0, w0, b0, g0):
     return [t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)]
 
 
-@pytest.mark.parametrize("shape", [(16, 12, 384), (2, 3, 64)])
-def test_small_wide_layer_norm_backward_is_one_kernel_and_torchs(shape, monkeypatch):
+@pytest.mark.parametrize("shape, path", [((16, 12, 384), "host"), ((2, 3, 64), "host"),
+                                         ((4, 100, 384), "fused kernel"), ((2, 3, 16), "written out")])
+def test_recorded_layer_norm_paths_are_torchs(shape, path, monkeypatch):
+    # rows of 64 elements and more: up to host_small.NORM_MAX_ELEMENTS on the host in float64, forward and
+    # backward; then MindSpore's LayerNormGrad up to _FUSED_GRAD_BELOW; narrow rows the written-out backward
     x0, w0, b0, g0 = randn(*shape), randn(shape[-1]), randn(shape[-1]), randn(*shape)
     calls = []
-    fused = mt.nn._lean_backward._fused_layer_norm_grad
-    monkeypatch.setattr(mt.nn._lean_backward, "_fused_layer_norm_grad",
-                        lambda *args: calls.append(1) or fused(*args))
+    lean = mt.nn._lean_backward
+    for name, label in (("_fused_layer_norm_grad", "fused kernel"), ("sum_last_axis", "written out")):
+        original = getattr(lean, name)
+        monkeypatch.setattr(lean, name, lambda *args, original=original, label=label: calls.append(label) or
+                            original(*args))
+    grad_rows = host_small.normalized_rows_grad
+    monkeypatch.setattr(host_small, "normalized_rows_grad", lambda *args: calls.append("host") or grad_rows(*args))
     ours, theirs = _layer_norm_grads(mt, x0, w0, b0, g0), _layer_norm_grads(rt, x0, w0, b0, g0)
-    assert calls == [1]
+    assert set(calls) == {path}
     for a, b, tol in zip(ours, theirs, (1e-5, 1e-4, 1e-4, 1e-5)):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("weight, bias", [(False, True), (True, False), (False, False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_host_layer_norm_without_weight_or_bias_and_in_float64_is_torchs(weight, bias, dtype):
+    x0, w0, b0, g0 = (a.astype(dtype) for a in (randn(4, 5, 96), randn(96), randn(96), randn(4, 5, 96)))
+    results = []
+    for T in (mt, rt):
+        x = T.from_numpy(x0.copy()).requires_grad_(True)
+        w = T.from_numpy(w0.copy()).requires_grad_(True) if weight else None
+        b = T.from_numpy(b0.copy()).requires_grad_(True) if bias else None
+        y = T.nn.functional.layer_norm(x, (96,), w, b)
+        y.backward(T.from_numpy(g0))
+        results.append([t.detach().numpy() for t in (y, x.grad) + tuple(p.grad for p in (w, b) if p is not None)])
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    for a, b in zip(*results):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_checkpointed_wide_layer_norm_gives_the_plain_gradients():
+    # checkpoint runs the region under no_grad and recomputes it under grad mode: a layer norm the host serves
+    # in every mode computes both alike, so the gradients are the plain run's bit for bit
+    from mindnlp_shim.torch.utils.checkpoint import checkpoint
+
+    mt.manual_seed(0)
+    linear, norm = mt.nn.Linear(96, 96), mt.nn.LayerNorm(96)
+    x = mt.from_numpy(randn(3, 5, 96))
+
+    def run(checkpointed):
+        for p in (*linear.parameters(), *norm.parameters()):
+            p.grad = None
+        region = lambda t: norm(linear(t)).tanh()  # noqa: E731
+        h = checkpoint(region, x, use_reentrant=False) if checkpointed else region(x)
+        (h * h).sum().backward()
+        return [p.grad.numpy().copy() for p in (*linear.parameters(), *norm.parameters())]
+
+    for plain, checkpointed in zip(run(False), run(True)):
+        np.testing.assert_array_equal(plain, checkpointed)
 
 
 def test_small_wide_layer_norm_refuses_a_second_derivative_clearly():

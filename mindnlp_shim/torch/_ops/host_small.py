@@ -495,25 +495,49 @@ def _broadcasts(shape, to):
     return len(shape) <= len(to) and all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(to)))
 
 
+# Layer norms whose rows have at least NORM_MIN_WIDTH elements and whose input has at most NORM_MAX_ELEMENTS run
+# here in every mode, forward and backward (recorded ones as nn/_lean_backward's _HostLayerNorm): MindSpore's
+# LayerNorm and LayerNormGrad kernels took 1.2 and 3.5 ms on a (16, 12, 384) input. Narrower rows keep the
+# kernels under grad mode: their backward is a small difference of large terms that the written-out float32
+# backward rounds as torch's kernel does, and the float64 one here would not.
+NORM_MIN_WIDTH = 64
+NORM_MAX_ELEMENTS = MAX_ELEMENTS  # (MindSpore's kernels were faster on (16, 128, 384): 26 against 29 ms)
+
+
+def norm_on_host(shape, count):
+    """Whether a layer norm of an input of `shape` over rows of `count` elements runs on the host in every
+    mode (CPU target, float32/float64 operands)."""
+    return ON_CPU and count >= NORM_MIN_WIDTH and _prod(shape) <= NORM_MAX_ELEMENTS
+
+
 def layer_norm(x, normalized_shape, weight, bias, eps):
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing `normalized_shape` axes, computed in float64
     and rounded once (torch accumulates float32 in float32: they agree within a few ulps), or None."""
-    if type(x) is not Tensor or not takes((x,), rounding=True):
+    if type(x) is not Tensor:
+        return None
+    count = _prod(normalized_shape)
+    operands = (x,) + tuple(p for p in (weight, bias) if p is not None)
+    if norm_on_host(x._shape, count):
+        # computed here in every mode (recorded: _HostLayerNorm), so only a recorded call goes elsewhere
+        if any(type(t) is not Tensor or t._dtype not in FLOATS for t in operands) or grad_enabled() and any(
+                t._requires_grad for t in operands):
+            return None
+    elif not takes(operands, rounding=True):
         return None
     dtype = x._dtype
     for p in (weight, bias):
-        if p is not None and (type(p) is not Tensor or p._dtype is not dtype or p._shape != normalized_shape or
-                              not takes((p,), rounding=True)):
+        if p is not None and (p._dtype is not dtype or p._shape != normalized_shape):
             return None
     a = array(x)
-    count = _prod(normalized_shape)
     if a.size == 0 or count == 0:
         return None
     with quiet_numpy():  # (inf and nan inputs give torch's nan without NumPy's warnings)
-        return result(_normalized(a, count, weight, bias, eps))
+        return result(normalized_rows(a, count, weight, bias, eps)[0])
 
 
-def _normalized(a, count, weight, bias, eps):
+def normalized_rows(a, count, weight, bias, eps):
+    """`(y, centered, std)`: the layer norm of the array `a` over rows of `count` elements in a's dtype, and the
+    float64 rows of a - mean and their sqrt(var + eps) (a column), which its gradient reads."""
     # rows of the normalized elements (ufunc reductions: np.mean's Python wrapper costs more than the arithmetic)
     b = a.reshape(-1, count).astype(np.float64)
     mean = np.add.reduce(b, axis=1, keepdims=True)
@@ -523,12 +547,33 @@ def _normalized(a, count, weight, bias, eps):
     var /= count
     var += eps
     np.sqrt(var, out=var)
-    b /= var
+    y = b / var
     if weight is not None:
-        b *= array(weight).reshape(-1)
+        y *= array(weight).reshape(-1)
     if bias is not None:
-        b += array(bias).reshape(-1)
-    return b.astype(a.dtype).reshape(a.shape)
+        y += array(bias).reshape(-1)
+    return y.astype(a.dtype).reshape(a.shape), b, var
+
+
+def normalized_rows_grad(grad, centered, std, weight, count):
+    """`(grad_x, grad_weight, grad_bias)` in float64 (grad_x as rows) of the layer norm whose forward gave the
+    rows `centered` and `std` (normalized_rows), for the output gradient array `grad`; weight may be None."""
+    g = grad.reshape(-1, count).astype(np.float64)
+    normalized = centered / std
+    grad_weight = np.add.reduce(g * normalized, axis=0)
+    grad_bias = np.add.reduce(g, axis=0)
+    if weight is not None:
+        g *= array(weight).reshape(-1).astype(np.float64)
+    # dx = (g w - mean(g w) - xhat mean(g w xhat)) / std, per row
+    projection = np.add.reduce(g * normalized, axis=1, keepdims=True)
+    projection /= count
+    shift = np.add.reduce(g, axis=1, keepdims=True)
+    shift /= count
+    g -= shift
+    normalized *= projection
+    g -= normalized
+    g /= std
+    return g, grad_weight, grad_bias
 
 
 MAX_BIAS_ADD = 1 << 20  # elements of a product: MindSpore's BiasAdd took 0.55 ms on (192, 384), NumPy's add 0.03 ms

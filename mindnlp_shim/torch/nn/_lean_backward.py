@@ -218,6 +218,52 @@ def layer_norm(x, weight, bias, prim):
     return prim(x, weight, bias)[0]
 
 
+class _HostLayerNorm(Function):
+    """Layer norm of a float32/float64 CPU input computed with NumPy in float64 and rounded once, forward and
+    backward (host_small.normalized_rows and its gradient): for the inputs host_small.norm_on_host admits, where
+    MindSpore's kernels cost milliseconds per call. Keeps x's rows minus their mean (float64) and their std."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, count, eps):
+        with _host_small.quiet_numpy():
+            y, ctx.centered, ctx.std = _host_small.normalized_rows(_host_small.array(x), count, weight, bias, eps)
+        # x is not read again (its centered rows are), but kept as torch keeps it: a backward with create_graph
+        # then hangs its refusal of a second derivative on x's gradient instead of refusing the first one
+        ctx.save_for_backward(x, weight)
+        ctx.shape, ctx.dtype, ctx.count = x._shape, y.dtype, count
+        return _host_small.result(y)
+
+    @staticmethod
+    @first_order_only  # computed with NumPy
+    def backward(ctx, grad):
+        _, weight = ctx.saved_tensors
+        with _host_small.quiet_numpy():
+            grad_x, grad_weight, grad_bias = _host_small.normalized_rows_grad(
+                _host_small.array(grad), ctx.centered, ctx.std, weight, ctx.count)
+        needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
+        dtype = ctx.dtype
+        return (_host_small.result(grad_x.astype(dtype).reshape(ctx.shape)) if needs_x else None,
+                _host_small.result(grad_weight.astype(dtype).reshape(weight._shape)) if needs_weight else None,
+                _host_small.result(grad_bias.astype(dtype).reshape(weight._shape if weight is not None else
+                                                                   (grad_bias.size,))) if needs_bias else None,
+                None, None)
+
+
+def host_layer_norm(x, normalized_shape, weight, bias, eps):
+    """The recorded layer norm of `x` on the host (`_HostLayerNorm`), or None where it does not apply: x, weight
+    and bias must be CPU tensors of one float dtype that host_small serves, and norm_on_host must admit the sizes."""
+    count = math.prod(normalized_shape)
+    dtype = x._dtype
+    if dtype not in _host_small.FLOATS or type(x) is not mindspore.Tensor or not _host_small.norm_on_host(x._shape,
+                                                                                                          count):
+        return None
+    for p in (weight, bias):
+        if p is not None and (type(p) is not mindspore.Tensor or p._dtype is not dtype or
+                              tuple(p._shape) != normalized_shape):
+            return None
+    return _HostLayerNorm.apply(x, weight, bias, count, eps)
+
+
 # ---------------------------------------------------------------- attention
 def _weights(scaled_query, key, additive_mask):
     scores = bmm_b_transposed(scaled_query, key)

@@ -122,6 +122,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     on_host = _host_small.layer_norm(input, normalized_shape, weight, bias, float(eps))
+    if on_host is None and _lean._records(input, weight, bias):
+        on_host = _lean.host_layer_norm(input, normalized_shape, weight, bias, float(eps))
     if on_host is not None:
         return on_host
     compute_dtype = input.dtype
