@@ -47,7 +47,7 @@ class Known:
 
 
 KNOWN = [
-    Known(['Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'Tensor.tile', 'torch.diag', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.mvlgamma', 'torch.narrow', 'torch.tile'], 'empty_grad', ['raises'],
+    Known(['Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'Tensor.tile', 'torch.diag', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.narrow', 'torch.tile'], 'empty_grad', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['F.conv1d', 'F.conv2d'], 'float64', ['raises'],
           'torch returns; the shim raises NotImplementedError: torch.nn.functional.conv1d of float64 tensors is not supported (no float64 kernel)'),
@@ -291,8 +291,6 @@ KNOWN = [
           'torch returns; the shim raises RuntimeError: bad_function_call'),
     Known(['torch.cholesky_inverse', 'torch.cholesky_solve', 'torch.det', 'torch.inverse', 'torch.logdet', 'torch.slogdet', 'torch.triangular_solve'], 'always', ['raises'],
           'torch returns; the shim raises ValueError: For primitive[MatrixInverse], the row size must be greater than or equal to 2, but got 1.'),
-    Known(['torch.digamma'], 'empty', ['raises'],
-          'torch returns; the shim raises ValueError: For Digamma, the input must have value.'),
     Known(['torch.expand', 'torch.expand_as'], 'always', ['no-raise'],
           "torch raises AttributeError: module 'torch' has no attribute 'expand'; the shim returns"),
     Known(['torch.heaviside'], 'always', ['no-raise'],
@@ -307,8 +305,6 @@ KNOWN = [
           "torch returns; the shim raises RuntimeError: shape '[-1, 0]' is invalid for input of size 0"),
     Known(['torch.ldexp'], 'python_scalar', ['no-raise'],
           "torch raises TypeError: ldexp(): argument 'other' (position 2) must be Tensor, not int; the shim returns"),
-    Known(['torch.lgamma'], 'empty_grad', ['raises'],
-          'torch returns; the shim raises ValueError: For Digamma, the input must have value.'),
     Known(['torch.logaddexp'], 'always', ['no-raise'],
           "torch raises NotImplementedError: 'logaddexp_cpu' not implemented for 'Int'; the shim returns"),
     Known(['torch.logaddexp2'], 'always', ['no-raise'],

@@ -18,6 +18,41 @@ def _product(kernel, a, b, name):
     return kernel(a, b)
 
 
+# MatMul with its operands' transposes as flags: MindSpore's MatMul makes a dense copy of a transposed view
+# first, slowly (x @ w.T with w (1536, 384): 8.3 ms against 4.3 ms for the flag; real torch 4.3 ms)
+_FLAGGED_MATMULS = {(a, b): ops.MatMul(transpose_a=a, transpose_b=b) for a in (False, True) for b in (False, True)}
+_FLAGGED_DTYPES = (mindspore.float32, mindspore.float64)
+
+
+def _untransposed(matrix):
+    """The dense matrix whose transposed view `matrix` is (w for w.T), or None."""
+    if matrix._shape[0] < 2 or matrix._shape[1] < 2 or matrix.is_contiguous():
+        return None
+    dense = ops.transpose(matrix, (1, 0))  # (a view: recorded as a transpose under autograd)
+    return dense if dense.is_contiguous() else None
+
+
+def _flagged_product(a, b):
+    """a @ b by MatMul with transpose flags, where b (2-d) or a 2-d a is a transposed view of a dense matrix
+    (an n-d a, dense, is taken as rows); None where that does not apply."""
+    if a._dtype is not b._dtype or a._dtype not in _FLAGGED_DTYPES or len(b._shape) != 2 or \
+            not 2 <= len(a._shape) or a._shape[-1] != b._shape[0]:
+        return None
+    dense_b = _untransposed(b)
+    dense_a = _untransposed(a) if len(a._shape) == 2 else None
+    if dense_a is None and dense_b is None:
+        return None
+    if len(a._shape) > 2 and not a.is_contiguous():
+        return None  # (its rows would be a copy)
+    kernel = _FLAGGED_MATMULS[(dense_a is not None, dense_b is not None)]
+    left = dense_a if dense_a is not None else a
+    right = dense_b if dense_b is not None else b
+    if len(a._shape) == 2:
+        return kernel(left, right)
+    rows = ops.reshape(left, (-1, a._shape[-1]))
+    return ops.reshape(kernel(rows, right), a._shape[:-1] + (b._shape[1],))
+
+
 # the matrix products' out= takes only the result's own dtype, as in torch
 def matmul(input, other, *, out=None):
     if out is not None:
@@ -25,6 +60,10 @@ def matmul(input, other, *, out=None):
     on_host = host_small.matmul(input, other)
     if on_host is not None:
         return on_host
+    if not _empty.has_empty(input, other):
+        flagged = _flagged_product(input, other)
+        if flagged is not None:
+            return flagged
     return _product(ops.matmul, input, other, "matmul")
 
 
@@ -38,6 +77,10 @@ def mm(input, mat2, *, out=None):
     on_host = host_small.matmul(input, mat2)
     if on_host is not None:
         return on_host
+    if not _empty.has_empty(input, mat2):
+        flagged = _flagged_product(input, mat2)
+        if flagged is not None:
+            return flagged
     return _product(ops.matmul, input, mat2, "mm")
 
 

@@ -122,21 +122,25 @@ def _digamma_host64(x):
     return out
 
 
-# ψ'(x) ~ 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1) for x >= 10
-_TRIGAMMA_SERIES = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-
-
-def _trigamma_host64(x):
-    """ψ'(x) of a float64 array: the recurrence ψ'(x) = ψ'(x + 1) + 1/x^2 up to x >= 10, then the asymptotic
-    series; below 0.5 the reflection ψ'(x) = π^2 / sin^2(πx) - ψ'(1 - x). +inf at the poles (x = 0, -1, ...)."""
+def trigamma_as_torch(x):
+    """ψ'(x) of a float64 array as torch's derivative of digamma computes it, so that the gradient is torch's
+    within an ulp: below 0.5 the reflection ψ'(x) = π^2 / sin^2(πx) - ψ'(1 - x) (at a negative integer sin(πx)
+    is a rounding residue, so the value is huge and finite, as torch's), then six steps of the recurrence
+    ψ'(x) = ψ'(x + 1) + 1/x^2 and the asymptotic series 1/x + 1/(2x^2) + 1/(6x^3) - 1/(30x^5) + 1/(42x^7).
+    (The series stops there, so the value is within about 1e-10 relative of the exact one, not an ulp; an exact
+    value would differ from torch's gradient by that much.)"""
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
-        reflect, y, shift = _raised_to_ten(x, lambda y: 1.0 / (y * y))
-        out = 1.0 / y + 0.5 / (y * y) + _even_series(_TRIGAMMA_SERIES, y) / y + shift
-        sine = np.sin(np.pi * (x - np.floor(x)))
-        out = np.where(reflect, np.pi * np.pi / (sine * sine) - out, out)
-        out = np.where((x <= 0) & (x == np.floor(x)), np.inf, out)
-    return out
+        reflect = x < 0.5
+        sine = np.sin(np.pi * x)
+        result = np.where(reflect, -(np.pi * np.pi) / (sine * sine), 0.0)
+        y = np.where(reflect, 1.0 - x, x)
+        for _ in range(6):
+            result = result + 1.0 / (y * y)
+            y = y + 1.0
+        inv2 = 1.0 / (y * y)
+        result = result + (1.0 + 1.0 / (2.0 * y) + inv2 * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42)))) / y
+        return np.where(reflect, -result, result)
 
 
 class _Digamma64(Function):
@@ -149,7 +153,7 @@ class _Digamma64(Function):
     @first_order_only  # the backward computes on the host: not recorded
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return ops.mul(grad, Tensor(_trigamma_host64(x.asnumpy())))
+        return ops.mul(grad, Tensor(trigamma_as_torch(x.asnumpy())))
 
 
 class _Lgamma64(Function):
@@ -164,11 +168,20 @@ class _Lgamma64(Function):
         return ops.mul(grad, _Digamma64.apply(x))
 
 
+def _empty_or(kernel):
+    """`kernel(input)`, or for an empty input an empty result in the graph: MindSpore's Digamma (also inside
+    lgamma's gradient) raises "the input must have value" where torch returns an empty tensor."""
+    def op(input):
+        return pw.mul(input, 0) if 0 in input._shape else kernel(input)
+
+    return op
+
+
 # MindSpore's float64 digamma (also lgamma's derivative) is computed in float32: float64 goes to the host
-lgamma = _floating_op(lambda input: _Lgamma64.apply(input) if input.dtype == mindspore.float64 else
-                      ops.lgamma(input))
-digamma = _floating_op(lambda input: _Digamma64.apply(input) if input.dtype == mindspore.float64 else
-                       ops.digamma(input))
+lgamma = _floating_op(_empty_or(lambda input: _Lgamma64.apply(input) if input.dtype == mindspore.float64 else
+                                ops.lgamma(input)))
+digamma = _floating_op(_empty_or(lambda input: _Digamma64.apply(input) if input.dtype == mindspore.float64 else
+                                 ops.digamma(input)))
 i0 = _floating_op(lambda input: ops.i0(input))
 sinc = _floating_op(lambda input: ops.sinc(input))
 
