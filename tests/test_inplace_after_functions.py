@@ -15,6 +15,8 @@ import pytest
 
 import mindnlp_shim.torch as shim_torch
 from mindnlp_shim.torch.nn import _blockwise_attention
+from mindnlp_shim.torch.nn import _lean_backward
+from mindnlp_shim.torch._ops import host_small as _host_small
 from mindnlp_shim.torch.nn import functional as shim_F
 from mindnlp_shim.torch.utils import checkpoint as shim_checkpoint
 
@@ -273,6 +275,8 @@ def test_write_after_function_matches_torch(producer, write, oracle_table, shim_
 
 def test_blockwise_case_takes_the_blockwise_function(monkeypatch):
     monkeypatch.setattr(_blockwise_attention, "BLOCKWISE_FROM_ELEMENTS", 1)
+    # (inputs this small go to the host's attention first: the blockwise one serves large ones)
+    monkeypatch.setattr(_host_small, "attention_in_every_mode", lambda *args: False)
     calls = []
     original = _blockwise_attention._BlockwiseAttention.apply
     monkeypatch.setattr(_blockwise_attention._BlockwiseAttention, "apply",
@@ -281,6 +285,19 @@ def test_blockwise_case_takes_the_blockwise_function(monkeypatch):
     out = shim_F.scaled_dot_product_attention(q, q, q)
     out += 1.0
     assert calls == [1]
+
+
+def test_small_attention_takes_the_host_function_and_its_output_takes_writes(monkeypatch):
+    calls = []
+    original = _lean_backward._HostAttention.apply
+    monkeypatch.setattr(_lean_backward._HostAttention, "apply", lambda *args: calls.append(1) or original(*args))
+    q = shim_torch.ones(2, 2, 3, 4, requires_grad=True)
+    out = shim_F.scaled_dot_product_attention(q, q, q * 2.0)
+    out += 1.0
+    (out * out).sum().backward()
+    assert calls == [1]
+    np.testing.assert_allclose(out.detach().numpy(), 3.0)
+    np.testing.assert_allclose(q.grad.numpy(), 12.0, rtol=1e-6)  # d/dq sum((2q + 1)^2) through v only
 
 
 def test_reentrant_checkpoint_outputs_take_writes_with_the_same_gradients():

@@ -405,14 +405,28 @@ def softmax(x, dim):
         return result(_softmax64(a.astype(np.float64), dim).astype(a.dtype))
 
 
-def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
+def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa, rounding=True):
     """softmax(q k^T * scale + mask) v without dropout, in float64 and rounded once; a query row that sees no key
-    gives zeros, as torch's CPU kernel does. None where this path does not apply."""
+    gives zeros, as torch's CPU kernel does. None where this path does not apply. `rounding=False` for the inputs
+    that take the host in every mode (attention_in_every_mode)."""
+    operands = attention_operands(query, key, value, attn_mask, is_causal, scale, enable_gqa, rounding)
+    if operands is None:
+        return None
+    q, k, v, m, scale, out_shape = operands
+    out, _ = attend(q, k, v, m, scale)
+    return result(out.reshape(out_shape).astype(np.float64 if query._dtype is mindspore.float64 else np.float32))
+
+
+def attention_operands(query, key, value, attn_mask, is_causal, scale, enable_gqa, rounding=True, recorded=False):
+    """`(q, k, v, mask, scale, out_shape)` for `attend`: q, k, v in float64 (grouped query heads stacked over
+    their key head), the mask as a NumPy array of bools or additive values (or None), the scale as a number
+    and the shape of the result; None where the host does not serve these inputs. `recorded`: for a recorded
+    computation (_HostAttention), of inputs attention_in_every_mode admitted."""
     if type(query) is not Tensor or type(key) is not Tensor or type(value) is not Tensor:
         return None
     dtype = query._dtype
     if key._dtype is not dtype or value._dtype is not dtype or \
-            not takes((query, key, value), rounding=True):
+            not (recorded or takes((query, key, value), rounding=rounding)):
         return None
     q_shape, k_shape, v_shape = query._shape, key._shape, value._shape
     if len(q_shape) < 2 or len(k_shape) != len(q_shape) or len(v_shape) != len(q_shape) or \
@@ -423,8 +437,7 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
         scale = 1.0 / math.sqrt(q_shape[-1])
     if _prod(q_shape[:-1]) * keys > MAX_ELEMENTS:
         return None
-    q_array = array(query)
-    q, k, v = q_array.astype(np.float64), array(key).astype(np.float64), array(value).astype(np.float64)
+    q, k, v = array(query).astype(np.float64), array(key).astype(np.float64), array(value).astype(np.float64)
     grouped = q_shape[:-3] == k_shape[:-3] and len(q_shape) >= 3 and q_shape[-3] != k_shape[-3]
     if grouped:
         heads, kv_heads = q_shape[-3], k_shape[-3]
@@ -435,40 +448,75 @@ def attention(query, key, value, attn_mask, is_causal, scale, enable_gqa):
         k, v = k[..., None, :, :], v[..., None, :, :]
     elif q_shape[:-2] != k_shape[:-2]:
         return None
-    scores = np.matmul(q, np.swapaxes(k, -1, -2))
-    quietly(np.multiply, scores, scale, scores)
     if is_causal:
         if attn_mask is not None:
             return None
-        attn_mask_array = np.tril(np.ones((length, keys), np.bool_))
+        m = np.tril(np.ones((length, keys), np.bool_))
     elif attn_mask is not None:
         if type(attn_mask) is not Tensor or (attn_mask._dtype is not dtype and attn_mask._dtype is not mindspore.bool_) or \
-                _prod(attn_mask._shape) > MAX_ELEMENTS or (attn_mask._requires_grad and
-                                                           _records()):
+                _prod(attn_mask._shape) > MAX_ELEMENTS or (attn_mask._requires_grad and _records()):
             return None
-        attn_mask_array = array(attn_mask)
-    else:
-        attn_mask_array = None
-    if attn_mask_array is not None:
-        m = attn_mask_array
+        m = array(attn_mask)
+        scores_shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2]) + (length, keys)
         try:
             if grouped:  # (..., H or 1, L, S) -> (..., Hkv or 1, groups or 1, L, S), matching the grouped scores
                 m = m.reshape((1,) * (len(q_shape) - m.ndim) + m.shape)
                 m = m.reshape(m.shape[:-3] + ((kv_heads, groups) if m.shape[-3] != 1 else (1, 1)) + m.shape[-2:])
-            if np.broadcast_shapes(m.shape, scores.shape) != scores.shape:
+            if np.broadcast_shapes(m.shape, scores_shape) != scores_shape:
                 return None  # a mask that does not broadcast to the scores: torch's error from the caller's path
         except ValueError:
             return None
-        if m.dtype == np.bool_:
-            scores = np.where(m, scores, -np.inf)
+    else:
+        m = None
+    return q, k, v, m, scale, q_shape[:-1] + (v_shape[-1],)
+
+
+def attend(q, k, v, mask, scale, factor=None):
+    """`(out, weights)`: softmax(q k^T * scale + mask) in float64 (rows that see no key all zeros), times the
+    dropout `factor` (kept / (1 - p), or None), times v."""
+    scores = np.matmul(q, np.swapaxes(k, -1, -2))
+    quietly(np.multiply, scores, scale, scores)
+    if mask is not None:
+        if mask.dtype == np.bool_:
+            scores = np.where(mask, scores, -np.inf)
         else:
-            scores = quietly(np.add, scores, m)
+            scores = quietly(np.add, scores, mask)
     with quiet_numpy():
         weights = _softmax64(scores, -1, True)
-    out = np.matmul(weights, v)
-    if grouped:
-        out = out.reshape(q_shape[:-1] + (v_shape[-1],))
-    return result(out.astype(q_array.dtype))
+    return np.matmul(weights if factor is None else weights * factor, v), weights
+
+
+def attend_grad(grad, q, k, v, weights, scale, factor=None):
+    """`(grad_q, grad_k, grad_v)` in float64 of `attend` (whose forward gave `weights`) for the output gradient
+    `grad` (float64): the softmax's gradient w * (g - sum(g * w)) on the scores, a dead row's all zero."""
+    dropped = weights if factor is None else weights * factor
+    grad_v = np.matmul(np.swapaxes(dropped, -1, -2), grad)
+    grad_weights = np.matmul(grad, np.swapaxes(v, -1, -2))
+    if factor is not None:
+        grad_weights *= factor
+    grad_scores = grad_weights
+    grad_scores -= np.add.reduce(grad_weights * weights, axis=-1, keepdims=True)
+    grad_scores *= weights
+    grad_scores *= scale
+    return np.matmul(grad_scores, k), np.matmul(np.swapaxes(grad_scores, -1, -2), q), grad_v
+
+
+def attention_in_every_mode(query, key, value, attn_mask, is_causal, dropout_p):
+    """Whether scaled_dot_product_attention of these inputs runs here in every mode (recorded as
+    nn/_lean_backward's _HostAttention, with dropout, under checkpoint's no_grad forward), so that the values
+    never depend on the mode: CPU tensors of one float dtype, one head count for q, k and v (no grouped
+    queries), at most MAX_ELEMENTS scores and elements per operand, a mask that needs no gradient."""
+    if not ON_CPU or not 0.0 <= dropout_p < 1.0:
+        return False
+    for t in (query, key, value):
+        if type(t) is not Tensor or t._dtype not in FLOATS or _prod(t._shape) > MAX_ELEMENTS:
+            return False
+    q_shape, k_shape = query._shape, key._shape
+    if query._dtype is not key._dtype or query._dtype is not value._dtype or len(q_shape) < 2 or \
+            q_shape[:-2] != k_shape[:-2] or value._shape[:-2] != k_shape[:-2] or \
+            _prod(q_shape[:-1]) * k_shape[-2] > MAX_ELEMENTS:
+        return False
+    return attn_mask is None or type(attn_mask) is Tensor and not attn_mask._requires_grad
 
 
 def addmm(input, mat1, mat2):

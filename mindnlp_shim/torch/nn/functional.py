@@ -737,6 +737,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     scaled before the product (L*E elements instead of L*S), k is never transposed in memory (BatchMatMul with
     transpose_b), and masks are applied as one broadcast addition (a boolean mask becomes 0/-inf on its own,
     smaller, shape first)."""
+    if _host_small.attention_in_every_mode(query, key, value, attn_mask, is_causal, dropout_p):
+        # small inputs: the host in every mode, so that values never depend on grad mode (checkpoint)
+        recorded = _lean._records(query, key, value)
+        if dropout_p == 0.0 and not recorded:
+            on_host = _host_small.attention(query, key, value, attn_mask, is_causal, scale, enable_gqa, False)
+        else:
+            keep = _keep_bools(tuple(query.shape[:-1]) + (key.shape[-2],), dropout_p) if dropout_p > 0.0 else None
+            on_host = _lean.host_attention(query, key, value, attn_mask, is_causal, scale, keep,
+                                           1.0 / (1.0 - dropout_p))
+        if on_host is not None:
+            return on_host
     if dropout_p == 0.0:
         on_host = _host_small.attention(query, key, value, attn_mask, is_causal, scale, enable_gqa)
         if on_host is not None:
