@@ -39,6 +39,14 @@ def _steps(report, trainer, key):
 def test_every_step_matches_real_torch(reports, trainer, key):
     ours, theirs = (_steps(r, trainer, key) for r in reports)
     assert len(ours) == len(theirs) == 3
+    if key == "rewards/accuracies":
+        # At step 1 the policy is the reference: torch's grad-mode and no_grad forwards are bit-identical, so
+        # its rewards are exactly 0 and no chosen reward beats a rejected one. The shim's two modes round
+        # differently (README, "Small CPU tensors outside grad mode"), so its rewards there are rounding
+        # noise of either sign (rewards/margins within 1e-6 of torch's, checked above), and which one wins a
+        # tie of noise is not torch's answer to compare: the later steps are.
+        assert theirs[0] == 0.0
+        ours, theirs = ours[1:], theirs[1:]
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-6)
 
 

@@ -160,10 +160,10 @@ zeta = pointwise("zeta", lambda x, q: _sp().zeta(x, q), out_refuses_grad=True)
 
 
 def _polygamma_of(n):
-    if n == 1:  # torch computes ψ' by its own series (special_math.trigamma_as_torch), not from the zeta function
-        from .special_math import trigamma_as_torch
+    if n == 1:  # torch computes trigamma by its own series (special_math), not from the zeta function
+        from .special_math import _trigamma_as_torch
 
-        return pointwise("polygamma", trigamma_as_torch, (lambda x: _sp().polygamma(2, x),))
+        return pointwise("polygamma", _trigamma_as_torch, (lambda x: _sp().polygamma(2, x),))
     return pointwise("polygamma", lambda x: _sp().polygamma(n, x) if n else _sp().digamma(x),
                      (lambda x: _sp().polygamma(n + 1, x),))
 

@@ -122,7 +122,7 @@ def _digamma_host64(x):
     return out
 
 
-def trigamma_as_torch(x):
+def _trigamma_as_torch(x):
     """ψ'(x) of a float64 array as torch's derivative of digamma computes it, so that the gradient is torch's
     within an ulp: below 0.5 the reflection ψ'(x) = π^2 / sin^2(πx) - ψ'(1 - x) (at a negative integer sin(πx)
     is a rounding residue, so the value is huge and finite, as torch's), then six steps of the recurrence
@@ -153,7 +153,7 @@ class _Digamma64(Function):
     @first_order_only  # the backward computes on the host: not recorded
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return ops.mul(grad, Tensor(trigamma_as_torch(x.asnumpy())))
+        return ops.mul(grad, Tensor(_trigamma_as_torch(x.asnumpy())))
 
 
 class _Lgamma64(Function):
