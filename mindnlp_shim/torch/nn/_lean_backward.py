@@ -219,18 +219,18 @@ def layer_norm(x, weight, bias, prim):
 
 
 class _HostLayerNorm(Function):
-    """Layer norm of a float32/float64 CPU input computed with NumPy in float64 and rounded once, forward and
-    backward (host_small.normalized_rows and its gradient): for the inputs host_small.norm_on_host admits, where
-    MindSpore's kernels cost milliseconds per call. Keeps x's rows minus their mean (float64) and their std."""
+    """Layer norm of a float32/float64 CPU input computed with NumPy, forward and backward
+    (host_small.normalized_rows and its gradient): for the inputs host_small.norm_on_host admits, where
+    MindSpore's kernels cost milliseconds per call. Keeps x's normalized rows and their 1 / std."""
 
     @staticmethod
     def forward(ctx, x, weight, bias, count, eps):
         with _host_small.quiet_numpy():
-            y, ctx.centered, ctx.std = _host_small.normalized_rows(_host_small.array(x), count, weight, bias, eps)
-        # x is not read again (its centered rows are), but kept as torch keeps it: a backward with create_graph
+            y, ctx.normalized, ctx.rstd = _host_small.normalized_rows(_host_small.array(x), count, weight, bias, eps)
+        # x is not read again (its normalized rows are), but kept as torch keeps it: a backward with create_graph
         # then hangs its refusal of a second derivative on x's gradient instead of refusing the first one
         ctx.save_for_backward(x, weight)
-        ctx.shape, ctx.dtype, ctx.count = x._shape, y.dtype, count
+        ctx.shape, ctx.count = x._shape, count
         return _host_small.result(y)
 
     @staticmethod
@@ -239,13 +239,12 @@ class _HostLayerNorm(Function):
         _, weight = ctx.saved_tensors
         with _host_small.quiet_numpy():
             grad_x, grad_weight, grad_bias = _host_small.normalized_rows_grad(
-                _host_small.array(grad), ctx.centered, ctx.std, weight, ctx.count)
+                _host_small.array(grad), ctx.normalized, ctx.rstd, weight, ctx.count)
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
-        dtype = ctx.dtype
-        return (_host_small.result(grad_x.astype(dtype).reshape(ctx.shape)) if needs_x else None,
-                _host_small.result(grad_weight.astype(dtype).reshape(weight._shape)) if needs_weight else None,
-                _host_small.result(grad_bias.astype(dtype).reshape(weight._shape if weight is not None else
-                                                                   (grad_bias.size,))) if needs_bias else None,
+        return (_host_small.result(grad_x.reshape(ctx.shape)) if needs_x else None,
+                _host_small.result(grad_weight.reshape(weight._shape)) if needs_weight else None,
+                _host_small.result(grad_bias.reshape(weight._shape if weight is not None else
+                                                     (grad_bias.size,))) if needs_bias else None,
                 None, None)
 
 
