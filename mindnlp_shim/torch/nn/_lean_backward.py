@@ -18,6 +18,7 @@ import mindspore
 from mindspore import ops
 
 from ..autograd.function import Function, first_order_only
+from .._ops import host_gelu as _host_gelu
 from .._ops import host_small as _host_small
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy
@@ -122,9 +123,31 @@ class _ExactGelu(Function):
         return ops.mul(grad, derivative)
 
 
+class _HostGelu(Function):
+    """GELU of a float32 CPU tensor with NumPy (_ops/host_gelu), keeping its derivative as _ExactGelu does."""
+
+    @staticmethod
+    def forward(ctx, x):
+        out, derivative = _host_gelu.gelu(_host_small.array(x), with_derivative=True)
+        ctx.save_for_backward(_host_small.result(derivative))
+        return _host_small.result(out)
+
+    @staticmethod
+    @first_order_only  # computed with NumPy
+    def backward(ctx, grad):
+        derivative, = ctx.saved_tensors
+        return _host_small.result(np.multiply(_host_small.array(grad), _host_small.array(derivative)))
+
+
 def gelu_exact(x):
-    """x * Phi(x); recorded as one Function that keeps only its derivative (one tensor, as torch keeps x)."""
-    if x._requires_grad and _records(x):  # (the C-level flag first: the common no-grad call skips a frame)
+    """x * Phi(x); recorded as one Function that keeps only its derivative (one tensor, as torch keeps x).
+    float32 CPU tensors take the host in every mode (a checkpointed region computes alike in both)."""
+    records = x._requires_grad and _records(x)  # (the C-level flag first: the common no-grad call skips a frame)
+    if x._dtype is mindspore.float32 and _host_small.ON_CPU:
+        if records:
+            return _HostGelu.apply(x)
+        return _host_small.result(_host_gelu.gelu(_host_small.array(x))[0])
+    if records:
         return _ExactGelu.apply(x)
     return ops.mul(x, _normal_cdf(x))
 
