@@ -32,7 +32,9 @@ def gelu(values, with_derivative=False):
     derivative = np.empty(flat.shape, _F32) if with_derivative else None
     size = flat.size
     width = min(CHUNK, size)
-    scratch = np.empty((4, width), _F32)
+    # four separate arrays: rows of one (4, 2^15) array lie 128 KiB apart, map to the same cache sets and
+    # evict each other (the whole GELU took 4.0-4.2 ms that way against 2.0 ms)
+    scratch = [np.empty(width, _F32) for _ in range(4)]
     with np.errstate(all="ignore"):
         for start in range(0, size, CHUNK):
             stop = min(start + CHUNK, size)
