@@ -357,3 +357,21 @@ def test_split_outside_autograd_gives_aliasing_views(sizes, monkeypatch):
     ours[-1].fill_(7)
     theirs[-1].fill_(7)
     np.testing.assert_array_equal(ours_base.numpy(), theirs_base.numpy())
+
+
+@pytest.mark.parametrize("shape, path", [((4, 3, 16), "host"), ((1100, 2000), "MatMul with ones")])
+def test_linear_bias_gradient_paths_are_torchs(shape, path, monkeypatch):
+    # a recorded linear's bias gradient: column sums on the host up to host_small.MAX_BIAS_ADD elements
+    calls = []
+    column_sums = host_small.column_sums
+    monkeypatch.setattr(host_small, "column_sums", lambda t: calls.append(column_sums(t)) or calls[-1])
+    x0, w0, b0 = randn(*shape), randn(shape[-1] // 2 + 1, shape[-1]), randn(shape[-1] // 2 + 1)
+    g0 = randn(*shape[:-1], shape[-1] // 2 + 1)
+    grads = []
+    for T in (mt, rt):
+        x, w, b = (T.from_numpy(a).requires_grad_(True) for a in (x0, w0, b0))
+        T.nn.functional.linear(x, w, b).backward(T.from_numpy(g0))
+        grads.append([t.grad.numpy() for t in (x, w, b)])
+    assert (calls[0] is not None) == (path == "host")
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)

@@ -662,6 +662,16 @@ def add_bias_into_product(product, bias):
     return True
 
 
+def column_sums(t):
+    """The column sums of a 2-D float CPU tensor outside autograd (a linear layer's bias gradient), as a product
+    with ones on the host, or None where this path does not apply. MindSpore's MatMul with a ones row took
+    0.16-0.46 ms on (192, 384)-(192, 1536), this 20-40 us."""
+    if not ON_CPU or type(t) is not Tensor or t._dtype not in FLOATS or len(t._shape) != 2 or \
+            _prod(t._shape) > MAX_BIAS_ADD or not t._shape[0] or t._requires_grad and _records():
+        return None
+    return result(_column_sums(array(t)))
+
+
 COPYABLE = FLOATS_AND_INTEGERS + (mindspore.bool_, mindspore.float16, mindspore.int8, mindspore.uint8, mindspore.int16)
 
 

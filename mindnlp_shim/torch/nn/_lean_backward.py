@@ -86,9 +86,15 @@ class _Linear(Function):
         needs_x, needs_weight, needs_bias = ctx.needs_input_grad[:3]
         # the gradient of q/k/v projections arrives through a head transpose: MatMul is faster on dense rows
         grad_rows = _rows(dense_copy(grad))
+        grad_bias = None
+        if ctx.has_bias and needs_bias:
+            # first, on the host where it applies: the read waits only for grad, and the products queued after
+            # it keep MindSpore's kernel threads busy meanwhile
+            grad_bias = _host_small.column_sums(grad_rows)
+            if grad_bias is None:
+                grad_bias = sum_rows(grad_rows)
         grad_x = ops.reshape(_mm(grad_rows, weight), tuple(x.shape)) if needs_x else None
         grad_weight = _mm_a_transposed(grad_rows, _rows(x)) if needs_weight else None
-        grad_bias = sum_rows(grad_rows) if ctx.has_bias and needs_bias else None
         return grad_x, grad_weight, grad_bias
 
 
