@@ -80,16 +80,21 @@ def test_permuted_views_are_copied_by_numpy(monkeypatch):
 
 
 @cpu_only
-def test_other_strided_views_and_dtypes_use_mindspore_copy(monkeypatch):
+def test_any_strided_view_is_copied_by_numpy_and_bfloat16_by_mindspore(monkeypatch):
     used = []
     original = dense._ms_contiguous
     monkeypatch.setattr(dense, "_ms_contiguous", lambda t: used.append(t.dtype) or original(t))
     x = _randn(6, 8)
     stepped = x[:, ::2].t().contiguous()  # not a permutation of a dense block
     np.testing.assert_array_equal(stepped.numpy(), np.ascontiguousarray(x.numpy()[:, ::2].T))
-    half = _randn(4, 6).to(torch.bfloat16).t().contiguous()  # NumPy has no bfloat16
+    expanded = x[:, :1].expand(6, 5).contiguous()
+    np.testing.assert_array_equal(expanded.numpy(), np.repeat(x.numpy()[:, :1], 5, axis=1))
+    expanded.add_(1)  # a copy: the source is untouched
+    np.testing.assert_array_equal(x.numpy()[:, :1] + 1, expanded.numpy()[:, :1])
+    assert used == []
+    half = _randn(4, 6).to(torch.bfloat16).t().contiguous()  # (kept on MindSpore's copy)
     assert half.dtype == torch.bfloat16 and half.shape == (6, 4)
-    assert len(used) == 2
+    assert used == [torch.bfloat16]
 
 
 def test_contiguous_passes_the_gradient_back_through_the_view():
