@@ -2,7 +2,9 @@
 import mindspore
 from mindspore import mint, ops
 
+from . import host_scatter_add as _host_scatter_add
 from ._util import Tensor, any_outside, index_range, type_name, wrap_dim, write_out
+from .._runtime import DEVICE_TARGET
 
 _INDEX_DTYPES = frozenset({mindspore.int64, mindspore.int32})
 
@@ -142,12 +144,19 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
 def scatter_add(input, dim, index, src):
     dim = _dim(dim, input.ndim)
     _check_scatter(input, dim, index, src, "scatter_add")
-    return _scatter_add_unchecked(input, dim, index, _src_slice(src, index))
+    return _scatter_add_unchecked(input, dim, index, src)
 
 
 def _scatter_add_unchecked(input, dim, index, src):
+    """input with src (at least index's shape, read where index has elements) added at index along dim."""
+    if src._dtype is not input._dtype:
+        src = src.astype(input.dtype)
+    if DEVICE_TARGET == "CPU":  # (its TensorScatterElements loses updates to repeated indices: host_scatter_add)
+        out = _host_scatter_add.scatter_add(input, dim, _long(index), src)
+        if out is not None:
+            return out
     # MindSpore's CPU backend lacks ScatterAddExt: add a one-hot accumulation built from tensor_scatter_elements
-    return ops.tensor_scatter_elements(input, _long(index), src.astype(input.dtype), dim, "add")
+    return ops.tensor_scatter_elements(input, _long(index), _src_slice(src, index), dim, "add")
 
 
 def index_add(input, dim, index, source, *, alpha=1, out=None):
