@@ -18,7 +18,7 @@ HOST_DTYPES = (mindspore.float32, mindspore.float64, mindspore.float16, mindspor
                mindspore.int16, mindspore.int8, mindspore.uint8)
 
 
-def _targets(index, dim):
+def targets(index, dim):
     """Every update's coordinates: index's values along `dim`, index's own position along the other axes."""
     grids = list(np.indices(index.shape, sparse=True))
     grids[dim] = index
@@ -32,11 +32,11 @@ def _added(x, index, src, dim):
     out = np.array(x, copy=True, order="C")
     if index.size:
         with np.errstate(all="ignore"):  # (inf + -inf gives torch's nan, without NumPy's warning)
-            np.add.at(out, _targets(index, dim), src)
+            np.add.at(out, targets(index, dim), src)
     return out.reshape(shape)
 
 
-def _used(src, index):
+def used(src, index):
     """The part of src that index addresses (torch reads src only where index has elements)."""
     return src[tuple(slice(0, n) for n in index.shape)] if src.shape != index.shape else src
 
@@ -45,9 +45,9 @@ class _ScatterAdd(Function):
     @staticmethod
     def forward(ctx, input, index, src, dim):
         idx = index.asnumpy().astype(np.int64, copy=False)
-        ctx.targets = _targets(idx.reshape(-1) if input.ndim <= 1 else idx, dim)
+        ctx.targets = targets(idx.reshape(-1) if input.ndim <= 1 else idx, dim)
         ctx.src_shape, ctx.index_shape = tuple(src.shape), idx.shape
-        return mindspore.Tensor.from_numpy(_added(input.asnumpy(), idx, _used(src.asnumpy(), idx), dim))
+        return mindspore.Tensor.from_numpy(_added(input.asnumpy(), idx, used(src.asnumpy(), idx), dim))
 
     @staticmethod
     @first_order_only  # computed with NumPy
@@ -72,4 +72,4 @@ def scatter_add(input, dim, index, src):
     if is_grad_enabled() and (input.requires_grad or src.requires_grad):
         return _ScatterAdd.apply(input, index, src, dim)
     idx = index.asnumpy().astype(np.int64, copy=False)
-    return mindspore.Tensor.from_numpy(_added(input.asnumpy(), idx, _used(src.asnumpy(), idx), dim))
+    return mindspore.Tensor.from_numpy(_added(input.asnumpy(), idx, used(src.asnumpy(), idx), dim))

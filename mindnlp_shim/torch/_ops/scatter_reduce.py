@@ -10,22 +10,16 @@ import numpy as np
 from ..autograd.function import Function, first_order_only
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import Tensor, wrap_dim
+from .host_scatter_add import targets as _targets, used as _used
 
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum}
 _IDENTITY = {"sum": 0.0, "prod": 1.0, "mean": 0.0, "amax": -np.inf, "amin": np.inf}
 
 
-def _targets(index, dim, ndim):
-    """The full coordinates of every scatter target: index's values along dim, index's own position elsewhere."""
-    grids = list(np.indices(index.shape, sparse=False))
-    grids[dim] = index
-    return tuple(grids)
-
-
 def _forward(x, idx, src, dim, reduce, include_self):
-    targets = _targets(idx, dim, x.ndim)
-    src = src[tuple(slice(0, n) for n in idx.shape)]
+    targets = _targets(idx, dim)
+    src = _used(src, idx)
     out = x.astype(np.float64 if x.dtype.kind == "f" else x.dtype).copy()
     hit = np.zeros(x.shape, bool)
     hit[targets] = True
@@ -55,7 +49,7 @@ class _ScatterReduce(Function):
     def backward(ctx, grad):
         x, idx, s, out, targets, count, hit, reduce, include_self = ctx.saved
         g = grad.asnumpy().astype(np.float64)
-        s_used = s[tuple(slice(0, n) for n in idx.shape)].astype(np.float64)
+        s_used = _used(s, idx).astype(np.float64)
         xf, of = x.astype(np.float64), out.astype(np.float64)
         if reduce == "sum":
             grad_x = np.where(hit & (not include_self), 0.0, g)
