@@ -67,7 +67,7 @@ BY_OP_NAMES = (
                 "__invert__", "__eq__", "__ne__", "__bool__", "__getitem__", "__setitem__", "view", "reshape",
                 "transpose", "permute", "unsqueeze", "expand", "contiguous", "split", "to", "float", "long", "pow",
                 "mean", "sum", "max", "clone", "masked_fill", "type_as", "item", "numel", "dim", "any", "all")),
-    ("torch", ("cat", "stack", "rsqrt", "tanh", "matmul", "where", "full", "ones", "zeros", "arange", "argmax",
+    ("torch", ("cat", "stack", "rsqrt", "tanh", "matmul", "addmm", "where", "full", "ones", "zeros", "arange", "argmax",
                "tensor", "isin", "ones_like", "zeros_like")),
 )
 
