@@ -399,24 +399,35 @@ def pin_memory(self, device=None):
 
 # ---------------------------------------------------------------- printing
 def __repr__(self, *, tensor_contents=None):
-    arr = self.astype(mindspore.float32).asnumpy() if self.dtype == mindspore.bfloat16 else self.asnumpy()
-    from ._tensor_str import numpy_options
+    from ._tensor_str import elements_str, with_suffixes
 
-    body = np.array2string(arr, separator=", ", prefix="tensor(", floatmode="maxprec", **numpy_options())
-    extras = []
-    default_for_kind = {"f": _dtype.get_default_dtype(), "i": mindspore.int64, "b": mindspore.bool_}
-    kind = "f" if self.dtype in _dtype.FLOATING else "b" if self.dtype == mindspore.bool_ else \
-        "i" if self.dtype in _dtype.INTEGRAL else "c"
-    if default_for_kind.get(kind) != self.dtype or self.numel() == 0:
-        extras.append(f"dtype={self.dtype!r}")
-    if self.numel() == 0 and self.ndim != 1:
+    dtype = self.dtype
+    default_float = _dtype.get_default_dtype()
+    default_complex = mindspore.complex128 if default_float == mindspore.float64 else mindspore.complex64
+    device = _device(self)
+    extras = [] if device.type == "cpu" else [f"device='{device}'"]
+    if device.type == "meta":
+        body = "..."  # (a meta tensor has no elements)
         extras.append(f"size={tuple(self.shape)}")
+        if dtype != default_float:
+            extras.append(f"dtype={dtype!r}")
+    elif self.numel() == 0:
+        body = "[]"
+        if self.ndim != 1:
+            extras.append(f"size={tuple(self.shape)}")
+        if dtype != default_float:  # (no element says what an empty tensor holds)
+            extras.append(f"dtype={dtype!r}")
+    else:
+        values = self.astype(mindspore.float32).asnumpy() if dtype == mindspore.bfloat16 else self.asnumpy()
+        body = elements_str(values, len("tensor("))
+        if dtype not in (default_float, default_complex, mindspore.int64, mindspore.bool_):
+            extras.append(f"dtype={dtype!r}")
     if not self._is_leaf and self._grad_node is not None:
         extras.append(f"grad_fn=<{self._grad_node.name()}Backward>")
     elif self._requires_grad:
         extras.append("requires_grad=True")
     prefix = "Parameter containing:\n" if getattr(self, "_is_param", False) else ""
-    return prefix + "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    return prefix + with_suffixes("tensor(" + body, extras, len("tensor("))
 
 
 def __format__(self, spec):

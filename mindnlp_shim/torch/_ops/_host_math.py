@@ -94,14 +94,14 @@ class _HostUnary(Function):
     @staticmethod
     def forward(ctx, x, name):
         y = host_compute(name, x)
-        ctx.name = name
+        ctx.op_name = name  # (not ctx.name: that is the node's name() method)
         ctx.save_for_backward(x if name in _NEEDS_INPUT else y)
         return y
 
     @staticmethod
     def backward(ctx, grad):
         saved, = ctx.saved_tensors
-        name = ctx.name
+        name = ctx.op_name
         if name in _NEEDS_INPUT:
             return _DERIVATIVES[name](grad, saved, None), None
         return _DERIVATIVES[name](grad, None, saved), None

@@ -33,8 +33,8 @@ def _numpy_from_data(data, dtype=None):
         arr = arr.astype(_dtype.to_numpy_dtype(_dtype.get_default_dtype()))  # Python floats: default dtype
     elif arr.dtype.kind in "iu" and not from_numpy and arr.dtype != np.uint8:
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "c" and not from_numpy:
-        arr = arr.astype(np.complex64)
+    elif arr.dtype.kind == "c" and not from_numpy:  # Python complex numbers: the default dtype's complex
+        arr = arr.astype(np.complex128 if _dtype.get_default_dtype() == mindspore.float64 else np.complex64)
     elif arr.dtype.kind in "OUS":
         raise TypeError(f"torch.tensor(): could not infer a numeric dtype from data of type {type(data).__name__}")
     return arr
