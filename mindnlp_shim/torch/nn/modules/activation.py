@@ -4,29 +4,46 @@ from .module import Module
 
 
 def _simple(name, fn, doc):
+    """A module without arguments that applies `fn`."""
     def forward(self, input):
         return fn(input)
 
-    return type(name, (Module,), {"forward": forward, "__doc__": doc, "__init__": _init_inplace})
+    return type(name, (Module,), {"forward": forward, "__doc__": doc})
 
 
-def _init_inplace(self, inplace=False):
-    Module.__init__(self)
-    self.inplace = inplace
+def _with_inplace(name, fn, doc, shows_inplace=True):
+    """A module whose one argument, `inplace`, is passed on to `fn` (which then writes into its input and returns
+    it, as torch's does); `shows_inplace`: its repr says `inplace=True` when set (torch's Hardsigmoid and
+    Hardswish do not)."""
+    def __init__(self, inplace=False):
+        Module.__init__(self)
+        self.inplace = inplace
+
+    def forward(self, input):
+        return fn(input, inplace=self.inplace)
+
+    namespace = {"__init__": __init__, "forward": forward, "__doc__": doc}
+    if shows_inplace:
+        namespace["extra_repr"] = lambda self: "inplace=True" if self.inplace else ""
+    return type(name, (Module,), namespace)
+
+
+def _inplace_suffix(module):
+    return ", inplace=True" if module.inplace else ""
 
 
 Tanh = _simple("Tanh", F.tanh, "Elementwise tanh.")
 Sigmoid = _simple("Sigmoid", F.sigmoid, "Elementwise logistic sigmoid.")
-SiLU = _simple("SiLU", F.silu, "x * sigmoid(x).")
-Mish = _simple("Mish", F.mish, "x * tanh(softplus(x)).")
-ReLU = _simple("ReLU", F.relu, "max(x, 0).")
-ReLU6 = _simple("ReLU6", F.relu6, "min(max(x, 0), 6).")
-SELU = _simple("SELU", F.selu, "Scaled ELU.")
-Hardsigmoid = _simple("Hardsigmoid", F.hardsigmoid, "Piecewise-linear sigmoid.")
-Hardswish = _simple("Hardswish", F.hardswish, "x * hardsigmoid(x).")
 Softsign = _simple("Softsign", F.softsign, "x / (1 + |x|).")
 LogSigmoid = _simple("LogSigmoid", F.logsigmoid, "log(sigmoid(x)).")
 Tanhshrink = _simple("Tanhshrink", lambda x: x - F.tanh(x), "x - tanh(x).")
+SiLU = _with_inplace("SiLU", F.silu, "x * sigmoid(x).")
+Mish = _with_inplace("Mish", F.mish, "x * tanh(softplus(x)).")
+ReLU = _with_inplace("ReLU", F.relu, "max(x, 0).")
+ReLU6 = _with_inplace("ReLU6", F.relu6, "min(max(x, 0), 6).")
+SELU = _with_inplace("SELU", F.selu, "Scaled ELU.")
+Hardsigmoid = _with_inplace("Hardsigmoid", F.hardsigmoid, "Piecewise-linear sigmoid.", shows_inplace=False)
+Hardswish = _with_inplace("Hardswish", F.hardswish, "x * hardsigmoid(x).", shows_inplace=False)
 
 
 class GELU(Module):
@@ -49,6 +66,9 @@ class LeakyReLU(Module):
     def forward(self, input):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
 
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{_inplace_suffix(self)}"
+
 
 class ELU(Module):
     def __init__(self, alpha=1.0, inplace=False):
@@ -57,6 +77,9 @@ class ELU(Module):
 
     def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_suffix(self)}"
 
 
 class Hardtanh(Module):
@@ -67,6 +90,9 @@ class Hardtanh(Module):
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self)}"
+
 
 class Softplus(Module):
     def __init__(self, beta=1.0, threshold=20.0):
@@ -76,6 +102,9 @@ class Softplus(Module):
     def forward(self, input):
         return F.softplus(input, self.beta, self.threshold)
 
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
 
 class GLU(Module):
     def __init__(self, dim=-1):
@@ -84,6 +113,9 @@ class GLU(Module):
 
     def forward(self, input):
         return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
 
 
 class _DimModule(Module):

@@ -10,13 +10,16 @@ class _NormBase(Module):
     _expected_dims = ()
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+                 dtype=None, *, bias=True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(torch.ones(num_features, dtype=dtype))
-            self.bias = Parameter(torch.zeros(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(torch.zeros(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -40,7 +43,8 @@ class _NormBase(Module):
         self.reset_running_stats()
         if self.affine:
             torch.nn.init.ones_(self.weight)
-            torch.nn.init.zeros_(self.bias)
+            if self.bias is not None:
+                torch.nn.init.zeros_(self.bias)
 
     def _check_input_dim(self, input):
         if input.dim() not in self._expected_dims:
@@ -49,7 +53,7 @@ class _NormBase(Module):
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):

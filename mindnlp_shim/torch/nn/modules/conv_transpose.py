@@ -2,7 +2,7 @@
 convolution with the same arguments. `forward(input, output_size)` picks the output_padding that gives that
 size, as torch."""
 from .. import functional as F
-from .conv import _ConvWeights, _tuple
+from .conv import _ConvWeights, _tuple, conv_repr
 
 
 class _ConvTransposeNd(_ConvWeights):
@@ -43,18 +43,7 @@ class _ConvTransposeNd(_ConvWeights):
         return tuple(padding)
 
     def extra_repr(self):
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}")
-        if self.padding != (0,) * self._dims:
-            s += f", padding={self.padding}"
-        if self.dilation != (1,) * self._dims:
-            s += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * self._dims:
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return conv_repr(self)
 
 
 class ConvTranspose1d(_ConvTransposeNd):

@@ -1,5 +1,6 @@
 """Margin, hinge, embedding and triplet loss modules; each forwards to the functional of the same name."""
 from .. import functional as F
+from .distance import PairwiseDistance
 from .loss import _Loss, _WeightedLoss
 
 
@@ -75,7 +76,9 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              f"instead")
-        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+        # torch's default distance is a PairwiseDistance module (a child: it shows in the loss's repr)
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
 
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative,

@@ -10,6 +10,9 @@ class Flatten(Module):
     def forward(self, input):
         return input.flatten(self.start_dim, self.end_dim)
 
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
 
 class Unflatten(Module):
     def __init__(self, dim, unflattened_size):
@@ -18,3 +21,6 @@ class Unflatten(Module):
 
     def forward(self, input):
         return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -55,3 +55,7 @@ class Bilinear(Module):
 
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

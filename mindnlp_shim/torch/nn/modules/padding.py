@@ -67,6 +67,9 @@ class _ZeroPadNd(_ConstantPadNd):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
+    def extra_repr(self):
+        return f"{self.padding}"
+
 
 class _ModePadNd(_PadNd):
     def __init__(self, padding):

@@ -54,6 +54,10 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+def _n_tuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
 def _single(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
@@ -153,11 +157,14 @@ class AdaptiveAvgPool3d(Module):
 class _MaxUnpoolNd(Module):
     _function = None
 
+    _dims = 1
+
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
+        # as tuples of the pooled dimensions, as torch keeps them (and prints them)
+        self.kernel_size = _n_tuple(kernel_size, self._dims)
+        self.stride = _n_tuple(stride if stride is not None else kernel_size, self._dims)
+        self.padding = _n_tuple(padding, self._dims)
 
     def forward(self, input, indices, output_size=None):
         return type(self)._function(input, indices, self.kernel_size, self.stride, self.padding, output_size)
@@ -172,7 +179,9 @@ class MaxUnpool1d(_MaxUnpoolNd):
 
 class MaxUnpool2d(_MaxUnpoolNd):
     _function = staticmethod(P.max_unpool2d)
+    _dims = 2
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
     _function = staticmethod(P.max_unpool3d)
+    _dims = 3
