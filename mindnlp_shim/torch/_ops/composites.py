@@ -13,6 +13,8 @@ from .. import _dtype
 from . import creation, linalg as products, pointwise as pw, reduction as red, shape as sh
 from .special_math import view_as_real
 from ._util import Tensor, write_out
+from .._runtime import grad_enabled
+from ..autograd.function import Function
 
 
 def _float_default(dtype):
@@ -150,7 +152,26 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     diff = pw.sub(sh.unsqueeze(x1, -2), sh.unsqueeze(x2, -3))
+    if p == float("inf") and grad_enabled() and diff.requires_grad:
+        return _ChebyshevDistance.apply(diff)
     return products.vector_norm(diff, p, -1)
+
+
+class _ChebyshevDistance(Function):
+    """max |diff| over the last dimension, recorded with cdist's gradient in torch: sign(diff) to every
+    coordinate where |diff| reaches the maximum, each in full (a max reduction would split it among ties)."""
+
+    @staticmethod
+    def forward(ctx, diff):
+        distance = ops.amax(ops.abs(diff), -1)
+        ctx.save_for_backward(diff, distance)
+        return distance
+
+    @staticmethod
+    def backward(ctx, grad):
+        diff, distance = ctx.saved_tensors
+        reaches = ops.equal(ops.abs(diff), ops.expand_dims(distance, -1)).astype(grad.dtype)
+        return ops.mul(ops.mul(ops.sign(diff), reaches), ops.expand_dims(grad, -1))
 
 
 # ---------------------------------------------------------------- integration and statistics

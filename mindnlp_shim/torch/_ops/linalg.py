@@ -9,6 +9,7 @@ from . import host_small
 from ._util import type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
+from .._runtime import grad_enabled
 
 
 def _product(kernel, a, b, name):
@@ -276,11 +277,21 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if ord == 1:
         return _sum(a, dim, keepdim)
     if ord == 2:
-        return ops.sqrt(_sum(ops.square(a), dim, keepdim))
+        return _root_of_sum(_sum(ops.square(a), dim, keepdim), ops.sqrt, x)
     power, root = ord, 1.0 / ord
     if a.dtype == mindspore.float64:  # (MindSpore takes a Python exponent as float32)
         power, root = mindspore.Tensor(float(power), a.dtype), mindspore.Tensor(root, a.dtype)
-    return ops.pow(_sum(ops.pow(a, power), dim, keepdim), root)
+    return _root_of_sum(_sum(ops.pow(a, power), dim, keepdim), lambda total: ops.pow(total, root), x)
+
+
+def _root_of_sum(total, take_root, x):
+    """The norm from the sum of powers. Recorded, a zero sum takes the root of 1 instead and the result is
+    selected to 0: the norm's gradient there is torch's 0, not the root's infinite slope times 0 (NaN)."""
+    if not (grad_enabled() and (x._requires_grad or not x._is_leaf)):
+        return take_root(total)
+    zero = ops.equal(total, 0)
+    root = take_root(ops.where(zero, ops.ones_like(total), total))
+    return ops.where(zero, ops.zeros_like(root), root)
 
 
 def cross(input, other, dim=None, *, out=None):

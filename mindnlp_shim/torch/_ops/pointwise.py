@@ -12,6 +12,7 @@ from .erfinv_float64 import erfinv_any
 from ._util import Tensor, write_out
 from .broadcast import empty_broadcast, tiled_operands
 from . import host_small
+from .._runtime import grad_enabled
 
 
 # isinstance against TensorPy, the C base class: Tensor's ABC metaclass makes `isinstance(1, Tensor)` about 4x
@@ -260,7 +261,19 @@ def _float64_division(name):
 def pow(input, exponent, *, out=None):
     if out is not None:
         return write_out(out, pow(input, exponent), "pow")
+    if _tracks_grad(input) and not _tracks_grad(exponent) and grad_enabled():
+        input = _base_without_zero_exponents(input, exponent)
     return ops.pow(input, exponent)
+
+
+def _base_without_zero_exponents(base, exponent):
+    """The base with 1 where the exponent is 0: the same powers (1), and torch's gradient there, 0 (MindSpore's
+    is 0 * x^-1, NaN at x = 0)."""
+    if isinstance(exponent, TensorPy):
+        return ops.where(ops.equal(exponent, 0), ops.ones_like(base), base)
+    if exponent == 0:
+        return ops.where(ops.zeros(base.shape, mindspore.bool_), base, ops.ones_like(base))
+    return base
 
 
 # the exponents torch's CPU kernel computes with multiplications, divisions and square roots (each IEEE-rounded,
@@ -485,7 +498,33 @@ logical_or = _binary(ops.logical_or, "logical_or")
 logical_xor = _binary(ops.logical_xor, "logical_xor")
 # (empty_broadcast: an operand broadcast against an empty tensor gets a zero gradient, not ReduceSum's
 # uninitialized empty sum)
-atan2 = arctan2 = _binary(lambda input, other: ops.atan2(*empty_broadcast(*_same_dtype(input, other))), "atan2")
+class _Atan2(Function):
+    """atan2(y, x) recorded with torch's gradient: (x, -y) / (x^2 + y^2), 0 at the origin (where MindSpore's is
+    NaN)."""
+
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(y, x)
+        return ops.atan2(y, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, x = ctx.saved_tensors
+        squares = ops.add(ops.mul(x, x), ops.mul(y, y))
+        scale = ops.div(grad, ops.where(ops.equal(squares, 0), ops.ones_like(squares), squares))
+        grad_y, grad_x = ops.mul(scale, x), ops.neg(ops.mul(scale, y))
+        return _summed_to(grad_y, y.shape), _summed_to(grad_x, x.shape)
+
+
+def _atan2(input, other):
+    y, x = empty_broadcast(*_same_dtype(input, other))
+    if isinstance(y, TensorPy) and isinstance(x, TensorPy) and grad_enabled() and (_tracks_grad(y) or
+                                                                                 _tracks_grad(x)):
+        return _Atan2.apply(y, x)
+    return ops.atan2(y, x)
+
+
+atan2 = arctan2 = _binary(_atan2, "atan2")
 def _summed_to(grad, shape):
     """`grad` summed over the dimensions that broadcasting expanded from `shape`."""
     lead = grad.ndim - len(shape)

@@ -10,6 +10,7 @@ from .softmax_kernel import softmax_kernel
 from . import host_small, pointwise
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 from .._runtime import grad_enabled
+from ..autograd.function import Function, first_order_only
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
@@ -318,6 +319,9 @@ def cumsum(input, dim, *, dtype=None, out=None):
         dtype = mindspore.int64
     if dtype is not None:
         input = input.astype(dtype)
+    if input.ndim == 0:  # (MindSpore's kernel refuses rank 0; torch's answer is the element)
+        wrap_dim(dim, 1)
+        return ops.cumsum(input.reshape(1), 0).reshape(())
     return ops.cumsum(input, dim)
 
 
@@ -327,7 +331,40 @@ def cumprod(input, dim, *, dtype=None, out=None):
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.astype(dtype)
+    if input.ndim == 0:  # (MindSpore's kernel refuses rank 0; torch's answer is the element)
+        wrap_dim(dim, 1)
+        return cumprod(input.reshape(1), 0).reshape(())
+    if grad_enabled() and input.requires_grad and input.dtype in _dtype.FLOATING and bool(ops.equal(input, 0).any()):
+        return _CumprodThroughZeros.apply(input, wrap_dim(dim, input.ndim))
     return ops.cumprod(input, dim)
+
+
+class _CumprodThroughZeros(Function):
+    """cumprod recorded with torch's gradient where the input holds zeros (MindSpore's divides by the input: NaN).
+    The gradient at position i is the sum over j >= i of grad_j times the product of x_k for k <= j, k != i,
+    computed along `dim` by the recurrence S_i = grad_i + x_(i+1) S_(i+1), times the product of the x before i."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        ctx.save_for_backward(x)
+        ctx.dim = dim
+        return ops.cumprod(x, dim)
+
+    @staticmethod
+    @first_order_only  # computed with NumPy
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        values = np.moveaxis(x.asnumpy(), ctx.dim, -1)
+        g = np.moveaxis(grad.asnumpy(), ctx.dim, -1)
+        n = values.shape[-1]
+        before = np.ones_like(values)  # the product of the x before each position
+        before[..., 1:] = np.cumprod(values[..., :-1], axis=-1)
+        tails = np.empty_like(values)  # S_i
+        tails[..., n - 1] = g[..., n - 1]
+        for i in range(n - 2, -1, -1):
+            tails[..., i] = g[..., i] + values[..., i + 1] * tails[..., i + 1]
+        result = np.moveaxis(before * tails, -1, ctx.dim).reshape(x.shape)
+        return Tensor(np.ascontiguousarray(result)), None
 
 
 

@@ -14,6 +14,8 @@ from mindspore import ops
 from .. import _dtype
 from . import indexing, pointwise as pw, reduction as red, shape as sh
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out
+from ..autograd.function import Function
+from .._runtime import grad_enabled
 
 _median_result = collections.namedtuple("median", ["values", "indices"])
 _nanmedian_result = collections.namedtuple("nanmedian", ["values", "indices"])
@@ -71,7 +73,7 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
             return ops.fill(input.dtype, (), float("nan"))
-        return _pick_along(input.reshape(-1), 0, False, _median_pick, _median_result).values
+        return _spread_evenly(input, _pick_along(input.reshape(-1), 0, False, _median_pick, _median_result).values)
     return _pick_along(input, dim, keepdim, _median_pick, _median_result)
 
 
@@ -79,8 +81,32 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
             return ops.fill(input.dtype, (), float("nan"))
-        return _pick_along(input.reshape(-1), 0, False, _nanmedian_pick, _nanmedian_result).values
+        return _spread_evenly(input, _pick_along(input.reshape(-1), 0, False, _nanmedian_pick,
+                                                 _nanmedian_result).values)
     return _pick_along(input, dim, keepdim, _nanmedian_pick, _nanmedian_result)
+
+
+class _EvenlySpread(Function):
+    """`value`, one of x's elements, whose gradient goes in equal parts to every element of x equal to it (to
+    every NaN for a NaN), as torch's median and nanmedian of all elements do."""
+
+    @staticmethod
+    def forward(ctx, x, value):
+        ctx.save_for_backward(x, value)
+        return ops.identity(value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, value = ctx.saved_tensors
+        same = ops.logical_or(ops.equal(x, value), ops.logical_and(ops.isnan(x), ops.isnan(value)))
+        share = ops.div(grad, ops.reduce_sum(same.astype(grad.dtype)))
+        return ops.mul(same.astype(grad.dtype), share), None
+
+
+def _spread_evenly(input, value):
+    if grad_enabled() and input.requires_grad and input.dtype in _dtype.FLOATING:
+        return _EvenlySpread.apply(input, ops.stop_gradient(value))
+    return value
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):

@@ -308,7 +308,8 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     x = _up(input)
-    return _maybe_inplace(input, ops.where(ops.ge(x, 0), x, ops.mul(x, _k(negative_slope, x))), inplace)
+    # (x > 0, not >=: at 0 the gradient is negative_slope, as torch's)
+    return _maybe_inplace(input, ops.where(ops.gt(x, 0), x, ops.mul(x, _k(negative_slope, x))), inplace)
 
 
 def _elu(x, alpha):
@@ -340,14 +341,15 @@ def silu(input, inplace=False):
     # Llama-style MLPs (the float64 host sigmoid is 2.5-3.5x slower on large tensors); small tensors outside
     # autograd are computed in float64 on the host (_ops/host_small)
     on_host = _host_small.unary(_SILU64, input, rounding=True)
-    return _maybe_inplace(input, on_host if on_host is not None else ops.silu(input), inplace)
+    source = _inplace_source(input, inplace)
+    return _maybe_inplace(input, on_host if on_host is not None else ops.silu(source), inplace)
 
 
 _SILU64 = _host_small.in_float64(_host_small.silu)
 
 
 def mish(input, inplace=False):
-    x = _up(input)
+    x = _up(_inplace_source(input, inplace))
     return _maybe_inplace(input, ops.mul(x, _pw.tanh(softplus(x))), inplace)
 
 
@@ -411,7 +413,10 @@ def softplus(input, beta=1.0, threshold=20.0):
     def finite_softplus(x):
         scaled = ops.mul(x, _k(beta, x))
         # the shim's log1p and exp (within 1 ulp; MindSpore's CPU log1p gives 0 for arguments below 6e-8)
-        soft = ops.div(_pw.log1p(_pw.exp(ops.minimum(scaled, _k(threshold, x)))), _k(beta, x))
+        # (the exponent capped by a select, not ops.minimum: at scaled == threshold minimum splits its gradient
+        # between its two operands, and torch's is the soft branch's whole)
+        capped = ops.where(ops.gt(scaled, _k(threshold, x)), ops.full_like(scaled, threshold), scaled)
+        soft = ops.div(_pw.log1p(_pw.exp(capped)), _k(beta, x))
         return ops.where(ops.gt(scaled, _k(threshold, x)), x, soft)
 
     return _maybe_inplace(input, _pw._nan_passing(finite_softplus, _up(input), "nan"), False)
@@ -446,6 +451,15 @@ def sigmoid(input):
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _red.softmax(ops.neg(input), dim, dtype)
+
+
+def _inplace_source(input, inplace):
+    """What an activation whose backward reads its input computes from: `input`, or a recorded copy of it when the
+    activation then writes into `input` under autograd (torch keeps the original values for the backward the
+    same way; MindSpore's kernel would find its saved input overwritten)."""
+    if inplace and grad_enabled() and input.requires_grad:
+        return input.clone()
+    return input
 
 
 def _maybe_inplace(input, out, inplace):
@@ -710,7 +724,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     scaled = ops.mul(ops.neg(target), ops.sub(input1, input2))
-    loss = ops.relu(ops.add(scaled, _k(margin, scaled)))
+    loss = _pw.clamp(ops.add(scaled, _k(margin, scaled)), min=0)  # (torch's clamp: at 0 the gradient passes)
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction))
 
 
