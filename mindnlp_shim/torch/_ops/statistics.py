@@ -98,9 +98,12 @@ class _EvenlySpread(Function):
     @staticmethod
     def backward(ctx, grad):
         x, value = ctx.saved_tensors
+        dtype = grad.dtype
+        if dtype == mindspore.bfloat16:  # (no bfloat16 comparison or sum kernels; float32 holds its values exactly)
+            x, value, grad = x.astype(mindspore.float32), value.astype(mindspore.float32), grad.astype(mindspore.float32)
         same = ops.logical_or(ops.equal(x, value), ops.logical_and(ops.isnan(x), ops.isnan(value)))
         share = ops.div(grad, ops.reduce_sum(same.astype(grad.dtype)))
-        return ops.mul(same.astype(grad.dtype), share), None
+        return ops.mul(same.astype(grad.dtype), share).astype(dtype), None
 
 
 def _spread_evenly(input, value):
