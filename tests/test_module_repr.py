@@ -89,3 +89,14 @@ def test_module_repr_is_torchs(expression):
                                         "T.iinfo(T.uint8)", "T.iinfo(T.int8)", "T.finfo()"])
 def test_finfo_and_iinfo_reprs_are_torchs(expression):
     assert repr(eval(expression, {"T": mt})) == repr(eval(expression, {"T": rt}))
+
+
+@pytest.mark.parametrize("expression", [
+    "T.optim.AdamW(m.parameters(), lr=1e-3)", "T.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)",
+    "T.optim.Adam([{'params': [m.weight]}, {'params': [m.bias], 'lr': 0.1}])", "T.optim.RMSprop(m.parameters())"])
+def test_optimizer_repr_is_torchs(expression):
+    reprs = []
+    for T in (mt, rt):
+        T.manual_seed(0)
+        reprs.append(repr(eval(expression, {"T": T, "m": T.nn.Linear(2, 2)})))
+    assert reprs[0] == reprs[1]

@@ -146,7 +146,7 @@ class Optimizer:
     def __repr__(self):
         lines = [self.__class__.__name__ + " ("]
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            lines.append(("\n" if i else "") + f"Parameter Group {i}")  # (groups apart by a blank line)
             for key in sorted(group.keys()):
                 if key != "params":
                     lines.append(f"    {key}: {group[key]}")
