@@ -41,6 +41,7 @@ OPS = {
     "pow0": "x.pow(0.0)", "pow_tensor_exponent": "x.pow(T.arange(x.shape[-1]).float())",
     "atan2": "T.atan2(x, x.flip(1) * (x.flip(1) != 2))", "hypot": "T.hypot(x, x.flip(0))",
     "sqrt_of_square": "(x * x + 1).sqrt()", "frac": "x.frac()",
+    "div": "x / x.flip(0)", "div_by_signed_zeros": "x / (x.flip(0) * 0)", "rdiv": "2.0 / x",
     # losses at their margins
     "l1": f"{F}.l1_loss(x, x.flip(0))", "smooth_l1": f"{F}.smooth_l1_loss(x, x.flip(0), beta=1.0)",
     "huber": f"{F}.huber_loss(x, x.flip(0), delta=1.0)", "margin_ranking": f"{F}.margin_ranking_loss(x, x.flip(0), T.ones_like(x))",
@@ -96,3 +97,14 @@ def test_cumsum_and_cumprod_of_a_zero_dim_tensor_are_torchs():
         assert getattr(mt.tensor(3.5), op)(0).shape == ()
         with pytest.raises(IndexError):
             getattr(mt.tensor(3.5), op)(1)
+
+
+@pytest.mark.parametrize("size", [4, 300000])  # (small tensors outside autograd divide on the host)
+def test_division_by_signed_zeros_is_ieee(size):
+    rng = np.random.default_rng(0)
+    numerator = rng.choice(np.array([1.0, -3.0, 0.0, float("inf")], np.float32), size)
+    divisor = rng.choice(np.array([0.0, -0.0, 2.0, -0.5], np.float32), size)
+    ours = (mt.from_numpy(numerator) / mt.from_numpy(divisor)).numpy()
+    theirs = (rt.from_numpy(numerator) / rt.from_numpy(divisor)).numpy()
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))

@@ -169,9 +169,13 @@ def div(input, other, *, rounding_mode=None, out=None):
         return write_out(out, div(input, other, rounding_mode=rounding_mode), "div",
                          differentiable=rounding_mode is None)
     if rounding_mode is None:
+        on_host = host_small.binary(np.true_divide, input, other, host_small.FLOATS)  # (IEEE division: torch's bits)
+        if on_host is not None:
+            return on_host
         if not isinstance(input, Tensor):
             input = ops.scalar_to_tensor(input, other.dtype if other.is_floating_point() else mindspore.float32)
-        return ops.div(*tiled_operands(input, other))
+        x, y = tiled_operands(input, other)
+        return _with_signed_zero_divisors(x, y, ops.div(x, y))
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":
@@ -183,6 +187,16 @@ def div(input, other, *, rounding_mode=None, out=None):
             return quotient.astype(integral[0].dtype)  # integer inputs keep an integer result, as in torch
         return quotient
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def _with_signed_zero_divisors(x, y, quotient):
+    """MindSpore's Div gives x / -0.0 the sign of x alone (1 / -0.0 = +inf); IEEE's and torch's is -inf. Where a
+    float divisor holds zeros, the quotient there is x * (1 / y) instead (Reciprocal keeps the zero's sign), and
+    the division elsewhere divides by 1 at those places, so that no NaN reaches the gradients."""
+    if not (isinstance(y, TensorPy) and y._dtype in _dtype.FLOATING) or not bool(ops.equal(y, 0).any()):
+        return quotient
+    zero = ops.equal(y, 0)
+    return ops.where(zero, ops.mul(x, ops.reciprocal(y)), ops.div(x, ops.where(zero, ops.ones_like(y), y)))
 
 
 def _integral(x):
