@@ -19,6 +19,7 @@ from mindspore.graph.api import _pynative_executor
 from .._runtime import ON_CPU
 from ..autograd.function import Function
 from . import host_small
+from .ieee_division import quotient
 
 Tensor = mindspore.Tensor
 _HOST_DTYPES = (mindspore.float32, mindspore.float16)
@@ -78,10 +79,11 @@ def host_compute(name, x):
 # derivative of each op from its input x and its result y, in recorded MindSpore ops (double backward works)
 _LN2, _LN10 = float(np.log(2.0)), float(np.log(10.0))
 _DERIVATIVES = {
-    "log": lambda g, x, y: ops.div(g, x),
-    "log2": lambda g, x, y: ops.div(g, ops.mul(x, _LN2)),
-    "log10": lambda g, x, y: ops.div(g, ops.mul(x, _LN10)),
-    "log1p": lambda g, x, y: ops.div(g, ops.add(x, 1.0)),
+    # (quotient: at x = -0.0 the derivative is -inf, as torch's; MindSpore's Div gives +inf)
+    "log": lambda g, x, y: quotient(g, x),
+    "log2": lambda g, x, y: quotient(g, ops.mul(x, _LN2)),
+    "log10": lambda g, x, y: quotient(g, ops.mul(x, _LN10)),
+    "log1p": lambda g, x, y: quotient(g, ops.add(x, 1.0)),
     "exp": lambda g, x, y: ops.mul(g, y),
     "expm1": lambda g, x, y: ops.mul(g, ops.add(y, 1.0)),
     "tanh": lambda g, x, y: ops.mul(g, ops.sub(1.0, ops.square(y))),

@@ -8,6 +8,7 @@ from .. import _dtype
 from . import _promotion
 from ..autograd.function import Function
 from ._host_math import accurate_unary
+from .ieee_division import quotient
 from .erfinv_float64 import erfinv_any
 from ._util import Tensor, write_out
 from .broadcast import empty_broadcast, tiled_operands
@@ -174,29 +175,18 @@ def div(input, other, *, rounding_mode=None, out=None):
             return on_host
         if not isinstance(input, Tensor):
             input = ops.scalar_to_tensor(input, other.dtype if other.is_floating_point() else mindspore.float32)
-        x, y = tiled_operands(input, other)
-        return _with_signed_zero_divisors(x, y, ops.div(x, y))
+        return quotient(*tiled_operands(input, other))
     if rounding_mode == "floor":
         return floor_divide(input, other)
     if rounding_mode == "trunc":
         _check_integer_divisor(input, other)
-        quotient = ops.trunc(ops.div(input, other))
+        truncated = ops.trunc(ops.div(input, other))
         integral = [v for v in (input, other) if isinstance(v, Tensor) and not v.is_floating_point()]
         if integral and not any(isinstance(v, float) or (isinstance(v, Tensor) and v.is_floating_point())
                                 for v in (input, other)):
-            return quotient.astype(integral[0].dtype)  # integer inputs keep an integer result, as in torch
-        return quotient
+            return truncated.astype(integral[0].dtype)  # integer inputs keep an integer result, as in torch
+        return truncated
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
-
-
-def _with_signed_zero_divisors(x, y, quotient):
-    """MindSpore's Div gives x / -0.0 the sign of x alone (1 / -0.0 = +inf); IEEE's and torch's is -inf. Where a
-    float divisor holds zeros, the quotient there is x * (1 / y) instead (Reciprocal keeps the zero's sign), and
-    the division elsewhere divides by 1 at those places, so that no NaN reaches the gradients."""
-    if not (isinstance(y, TensorPy) and y._dtype in _dtype.FLOATING) or not bool(ops.equal(y, 0).any()):
-        return quotient
-    zero = ops.equal(y, 0)
-    return ops.where(zero, ops.mul(x, ops.reciprocal(y)), ops.div(x, ops.where(zero, ops.ones_like(y), y)))
 
 
 def _integral(x):
@@ -687,8 +677,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
-    quotient = ops.div(tensor1, tensor2)
-    return ops.add(input, ops.mul(quotient, _exact_scalar(value, quotient)))
+    ratio = quotient(tensor1, tensor2)
+    return ops.add(input, ops.mul(ratio, _exact_scalar(value, ratio)))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
