@@ -112,3 +112,18 @@ def test_repr_of_a_result_with_a_grad_fn_prints(op):
     assert text.startswith("tensor(") and ", grad_fn=<" in text
     assert text.split(", grad_fn=")[0] == repr(getattr(rt.full((2, 3), 0.5, requires_grad=True), op)()).split(
         ", grad_fn=")[0]
+
+
+@pytest.mark.parametrize("expression", [
+    "x.max(0)", "x.min(1)", "x.sort(1)", "x.topk(2)", "x.median(0)", "x.nanmedian(1)", "x.mode(0)", "x.kthvalue(1, 0)",
+    "x.aminmax()", "x.cummax(0)", "x.cummin(1)", "T.frexp(x)", "T.slogdet(x[:2, :2])", "T.linalg.slogdet(x[:2, :2])",
+    "T.histogram(x, 3)", "T.linalg.qr(x)", "T.linalg.inv_ex(x[:2, :2])"])
+def test_reprs_of_named_results_are_torchs(expression):
+    reprs, types = [], []
+    for T in (mt, rt):
+        result = eval(expression, {"T": T, "x": T.tensor([[1.5, -2.0, 3.0], [0.5, 2.0, -1.0]])})
+        reprs.append(repr(result))
+        types.append(type(result))
+    assert reprs[0] == reprs[1]
+    assert types[0].__name__ == types[1].__name__
+    assert getattr(mt.return_types, types[0].__name__) is types[0]

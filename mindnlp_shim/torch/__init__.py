@@ -58,7 +58,7 @@ _SUBMODULES = ("nn", "optim", "utils", "autograd", "cuda", "backends", "distribu
                "onnx", "distributions", "_C", "cpu", "export", "_subclasses", "_functorch", "_inductor",
                "multiprocessing", "storage", "version", "func", "_prims_common", "_guards", "_logging",
                "package", "sparse", "quantization", "ao", "masked", "signal", "nested", "functional",
-               "_tensor_str")
+               "_tensor_str", "return_types")
 
 
 # torch names whose one definition lives in a lazily imported submodule (torch's are the same objects)

@@ -1,12 +1,12 @@
 """torch.linalg: products, norms, determinants, inverses and solvers, the SVD, QR, Cholesky and eigen
 decompositions, the matrix exponential. Implementations live in _ops/ (linalg, matrix, linalg_solve,
 linalg_decompositions, linalg_matrix_functions)."""
-import collections
+from .return_types import return_type
 
 import numpy as np
 
 from ._ops.linalg import vector_norm, matmul, cross as _cross  # noqa: F401
-from ._ops.matrix import det, slogdet, matrix_power, svd as _tensor_svd  # noqa: F401
+from ._ops.matrix import det, matrix_power, slogdet as _slogdet, svd as _tensor_svd  # noqa: F401
 from ._ops.shape import cat as _cat
 from ._ops.linalg_solve import (LinAlgError, solve, solve_ex, inv, inv_ex, solve_triangular, pinv,  # noqa: F401
                                 lstsq, tensorinv, tensorsolve)
@@ -16,7 +16,7 @@ from ._ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve  # noqa: F401
 from ._ops.linalg_matrix_functions import (matrix_norm, norm, cond, matrix_rank, matrix_exp, vander,  # noqa: F401
                                            vecdot, multi_dot, diagonal)
 
-_svd_result = collections.namedtuple("svd", ["U", "S", "Vh"])
+_svd_result = return_type("linalg_svd", ["U", "S", "Vh"])
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -55,3 +55,13 @@ def svdvals(A, *, driver=None, out=None):
 
         return write_out(out, svdvals(A), "linalg_svdvals", exact=True, grad_inputs=(A,))
     return _tensor_svd(A, compute_uv=False).S
+
+
+_slogdet_result = return_type("linalg_slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(A, *, out=None):
+    """torch.linalg.slogdet: torch.slogdet's pair, named as torch.linalg names it."""
+    if out is not None:
+        raise NotImplementedError("torch.linalg.slogdet(out=...) is not supported by mindnlp-shim")
+    return _slogdet_result(*_slogdet(A))

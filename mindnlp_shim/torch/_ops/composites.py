@@ -2,6 +2,7 @@
 block_diag, cartesian_prod, combinations, cdist, dist, kron, tensordot, vdot, mv, chain_matmul, trapezoid and
 cumulative_trapezoid, corrcoef, complex and polar, atleast_2d/3d, column_stack, dstack, the window functions,
 tril_indices/triu_indices, unravel_index, frexp, vander and pinverse."""
+from ..return_types import return_type
 import builtins
 import itertools
 
@@ -319,8 +320,7 @@ def unravel_index(indices, shape):
 
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1)."""
-    import collections
-
+    
     if out is not None:
         from ..autograd.grad_mode import is_grad_enabled
         from ._util import write_outs
@@ -332,7 +332,7 @@ def frexp(input, *, out=None):
     if input.dtype not in _dtype.FLOATING:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(input.asnumpy())
-    result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+    result = return_type("frexp", ["mantissa", "exponent"])
     return result(Tensor(np.require(m, requirements="C")), Tensor(np.require(e.astype(np.int32), requirements="C")))
 
 
@@ -445,7 +445,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     default the values' span), or in the given edges; torch defines no gradient for it."""
     import collections
 
-    result_type = collections.namedtuple("histogram", ["hist", "bin_edges"])
+    result_type = return_type("histogram", ["hist", "bin_edges"])
     if out is not None:
         from ._util import write_outs
 

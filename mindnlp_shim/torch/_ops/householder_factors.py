@@ -2,7 +2,7 @@
 NumPy's LAPACK `geqrf`, as torch's CPU kernel calls LAPACK: no gradient, as in torch) and torch.ormqr (a matrix
 multiplied by Q of such a factorization, composed from linalg.householder_product and matmul, so its
 gradients are the recorded products'). Tensor.orgqr is linalg.householder_product itself."""
-import collections
+from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -11,7 +11,7 @@ from ._util import Tensor, _check_no_grad, type_name, write_out, write_outs
 
 __all__ = ["geqrf", "ormqr"]
 
-_geqrf_result = collections.namedtuple("geqrf", ["a", "tau"])
+_geqrf_result = return_type("geqrf", ["a", "tau"])
 # LAPACK's four types (torch has no half or integer geqrf either)
 _LAPACK_DTYPES = (mindspore.float32, mindspore.float64, mindspore.complex64, mindspore.complex128)
 

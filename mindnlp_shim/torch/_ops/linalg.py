@@ -1,5 +1,5 @@
 """Matrix products, norms and factorizations."""
-import collections
+from ..return_types import return_type
 
 import mindspore
 from mindspore import ops
@@ -306,7 +306,7 @@ def _linalg_cross(input, other, *, dim=-1, out=None):
     return cross(input, other, dim, out=out)
 
 
-cholesky_ex_result = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+cholesky_ex_result = return_type("linalg_cholesky_ex", ["L", "info"])
 
 
 def _triangle_as_symmetric(A, upper):

@@ -13,7 +13,7 @@ float32-accurate for float64 inputs):
 - eig / eigvals: LAPACK's geev through NumPy on the host (the same routine and normalization as torch: unit
   vectors). dA = V⁻ᴴ (diag(dλ) + F̄ ∘ (Vᴴ dV - Vᴴ V Re(diag(Vᴴ dV)))) Vᴴ, with F the conjugated 1/(λ_j - λ_i);
   the real part where A is real."""
-import collections
+from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -24,10 +24,10 @@ from ..autograd.function import Function
 from . import shape as sh
 from ._util import Tensor, write_outs
 
-_qr_result = collections.namedtuple("linalg_qr", ["Q", "R"])
-_cholesky_ex_result = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
-_eigh_result = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-_eig_result = collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+_qr_result = return_type("linalg_qr", ["Q", "R"])
+_cholesky_ex_result = return_type("linalg_cholesky_ex", ["L", "info"])
+_eigh_result = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_eig_result = return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
 
 
 def _mH(x):

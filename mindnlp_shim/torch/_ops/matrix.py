@@ -1,7 +1,7 @@
 """Matrix functions under torch names that MindSpore's Tensor also carries with other meanings: `diag` (MindSpore
 builds a 4-d tensor from a matrix), `svd` (MindSpore answers (S, U, V)), determinants, inverse, trace, the
 `add*` products and `matrix_power`."""
-import collections
+from ..return_types import return_type
 
 import mindspore
 from mindspore import ops
@@ -11,9 +11,9 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import wrap_dim, write_out
 
-_svd_result = collections.namedtuple("svd", ["U", "S", "V"])
-_slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
-_triangular_solve_result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+_svd_result = return_type("svd", ["U", "S", "V"])
+_slogdet_result = return_type("slogdet", ["sign", "logabsdet"])
+_triangular_solve_result = return_type("triangular_solve", ["solution", "cloned_coefficient"])
 
 
 def _shift_square(square, offset):

@@ -1,5 +1,5 @@
 """Reductions, scans, sorting and the softmax family."""
-import collections
+from ..return_types import return_type
 
 import numpy as np
 import mindspore
@@ -12,7 +12,6 @@ from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 from .._runtime import grad_enabled
 from ..autograd.function import Function, first_order_only
 
-values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
 _INTEGRAL_TO_LONG = frozenset({mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8})
 _FLOATING_OR_COMPLEX = _dtype.FLOATING | _dtype.COMPLEX
@@ -159,8 +158,9 @@ def _max_min(ms_reduce, ms_elementwise, name):
             return _nan_slices(input, ms_reduce(input), None, False, spread=True)
         values, indices = ms_reduce(input, dim, keepdim)
         dim = wrap_dim(dim, len(input._shape))
-        return values_indices(*_nan_slices(input, values, dim, keepdim, indices.astype(mindspore.int64)))
+        return result_type(*_nan_slices(input, values, dim, keepdim, indices.astype(mindspore.int64)))
 
+    result_type = return_type(name, ["values", "indices"])
     op.__name__ = name
     return op
 
@@ -203,7 +203,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is not None:
         return write_outs(out, aminmax(input, dim=dim, keepdim=keepdim), "aminmax")
-    mm = collections.namedtuple("aminmax", ["min", "max"])
+    mm = return_type("aminmax", ["min", "max"])
     _check_extreme_dims(input, dim if dim is not None else (), "aminmax")
     return mm(amin(input, dim if dim is not None else (), keepdim), amax(input, dim if dim is not None else (), keepdim))
 
@@ -402,25 +402,28 @@ def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
     return _accurate_log_softmax(input, dim % rank)
 
 
+_TOPK_RESULT = return_type("topk", ["values", "indices"])
+
+
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         return write_outs(out, topk(input, k, dim, largest, sorted), "topk")
     if dim not in (-1, input.ndim - 1):
         moved = input.swapaxes(dim, -1)
         values, indices = topk(moved, k, -1, largest, sorted)
-        return values_indices(values.swapaxes(dim, -1), indices.swapaxes(dim, -1))
+        return _TOPK_RESULT(values.swapaxes(dim, -1), indices.swapaxes(dim, -1))
     if input.dtype in _FLOATING_SORTABLE and input.ndim and np.isnan(input.asnumpy()).any():
         # MindSpore's TopK skips NaN; torch ranks NaN above +inf (the host sort's order)
         if not 0 <= k <= input.shape[-1]:
             raise RuntimeError("selected index k out of range")
         indices = _host_sort_indices(input, input.ndim - 1, largest)[..., :k]
-        return values_indices(ops.gather_elements(input, input.ndim - 1, indices), indices)
+        return _TOPK_RESULT(ops.gather_elements(input, input.ndim - 1, indices), indices)
     if largest:
         values, indices = ops.topk(input, k, sorted=sorted)
     else:
         values, indices = ops.topk(ops.neg(input), k, sorted=sorted)
         values = ops.neg(values)
-    return values_indices(values, indices.astype(mindspore.int64))
+    return _TOPK_RESULT(values, indices.astype(mindspore.int64))
 
 
 _FLOATING_SORTABLE = frozenset({mindspore.float16, mindspore.float32, mindspore.float64})
@@ -443,15 +446,18 @@ def _host_sort_indices(input, dim, descending):
     return Tensor(np.ascontiguousarray(np.moveaxis(order, -1, dim), dtype=np.int64))
 
 
+_SORT_RESULT = return_type("sort", ["values", "indices"])
+
+
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     if out is not None:
         return write_outs(out, sort(input, dim, descending, stable), "sort")
     if input.ndim == 0:
         wrap_dim(dim, 1)
-        return values_indices(input.clone(), Tensor(np.zeros((), np.int64)))
+        return _SORT_RESULT(input.clone(), Tensor(np.zeros((), np.int64)))
     dim = wrap_dim(dim, input.ndim)
     indices = _host_sort_indices(input, dim, descending)
-    return values_indices(ops.gather_elements(input, dim, indices), indices)
+    return _SORT_RESULT(ops.gather_elements(input, dim, indices), indices)
 
 
 def argsort(input, dim=-1, descending=False, stable=False):

@@ -5,7 +5,7 @@ int32 indices, several have no CPU kernel).
 Where an op selects elements (median, kthvalue, quantile, cummax), the positions are found in NumPy (sorting
 is not differentiable anyway) and the values are gathered from the input, so gradients reach the selected
 elements as in torch."""
-import collections
+from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -17,11 +17,11 @@ from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out
 from ..autograd.function import Function
 from .._runtime import grad_enabled
 
-_median_result = collections.namedtuple("median", ["values", "indices"])
-_nanmedian_result = collections.namedtuple("nanmedian", ["values", "indices"])
-_kthvalue_result = collections.namedtuple("kthvalue", ["values", "indices"])
-_cummax_result = collections.namedtuple("cummax", ["values", "indices"])
-_cummin_result = collections.namedtuple("cummin", ["values", "indices"])
+_median_result = return_type("median", ["values", "indices"])
+_nanmedian_result = return_type("nanmedian", ["values", "indices"])
+_kthvalue_result = return_type("kthvalue", ["values", "indices"])
+_cummax_result = return_type("cummax", ["values", "indices"])
+_cummin_result = return_type("cummin", ["values", "indices"])
 
 
 def _host(x):
