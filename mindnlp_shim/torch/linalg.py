@@ -60,8 +60,6 @@ def svdvals(A, *, driver=None, out=None):
 _slogdet_result = return_type("linalg_slogdet", ["sign", "logabsdet"])
 
 
-def slogdet(A, *, out=None):
+def slogdet(A):
     """torch.linalg.slogdet: torch.slogdet's pair, named as torch.linalg names it."""
-    if out is not None:
-        raise NotImplementedError("torch.linalg.slogdet(out=...) is not supported by mindnlp-shim")
     return _slogdet_result(*_slogdet(A))
