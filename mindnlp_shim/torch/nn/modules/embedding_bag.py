@@ -4,6 +4,7 @@ from .... import torch
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
+from .sparse import norm_options_repr
 
 
 class EmbeddingBag(Module):
@@ -38,14 +39,7 @@ class EmbeddingBag(Module):
                                self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        s += f", mode={self.mode!r}"
+        s = f"{self.num_embeddings}, {self.embedding_dim}{norm_options_repr(self)}, mode={self.mode!r}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         return s

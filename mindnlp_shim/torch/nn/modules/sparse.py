@@ -7,6 +7,18 @@ from ...autograd.grad_mode import no_grad
 from .module import Module
 
 
+def norm_options_repr(module):
+    """The renormalisation settings of an embedding that differ from their defaults, as torch's reprs list them."""
+    s = ""
+    if module.max_norm is not None:
+        s += f", max_norm={module.max_norm}"
+    if module.norm_type != 2:
+        s += f", norm_type={module.norm_type}"
+    if module.scale_grad_by_freq:
+        s += f", scale_grad_by_freq={module.scale_grad_by_freq}"
+    return s
+
+
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
@@ -46,12 +58,7 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += norm_options_repr(self)
         if self.sparse:
             s += ", sparse=True"
         return s
