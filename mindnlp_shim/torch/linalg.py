@@ -1,7 +1,6 @@
 """torch.linalg: products, norms, determinants, inverses and solvers, the SVD, QR, Cholesky and eigen
 decompositions, the matrix exponential. Implementations live in _ops/ (linalg, matrix, linalg_solve,
 linalg_decompositions, linalg_matrix_functions)."""
-from .return_types import return_type
 
 import numpy as np
 
@@ -15,6 +14,7 @@ from ._ops.linalg_decompositions import (cholesky, cholesky_ex, qr, eigh, eigval
 from ._ops.linalg_lu import lu_factor, lu_factor_ex, lu, lu_solve  # noqa: F401
 from ._ops.linalg_matrix_functions import (matrix_norm, norm, cond, matrix_rank, matrix_exp, vander,  # noqa: F401
                                            vecdot, multi_dot, diagonal)
+from .return_types import return_type
 
 _svd_result = return_type("linalg_svd", ["U", "S", "Vh"])
 

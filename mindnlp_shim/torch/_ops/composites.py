@@ -2,7 +2,6 @@
 block_diag, cartesian_prod, combinations, cdist, dist, kron, tensordot, vdot, mv, chain_matmul, trapezoid and
 cumulative_trapezoid, corrcoef, complex and polar, atleast_2d/3d, column_stack, dstack, the window functions,
 tril_indices/triu_indices, unravel_index, frexp, vander and pinverse."""
-from ..return_types import return_type
 import builtins
 import itertools
 
@@ -16,6 +15,7 @@ from .special_math import view_as_real
 from ._util import Tensor, write_out
 from .._runtime import grad_enabled
 from ..autograd.function import Function
+from ..return_types import return_type
 
 
 def _float_default(dtype):

@@ -2,12 +2,12 @@
 NumPy's LAPACK `geqrf`, as torch's CPU kernel calls LAPACK: no gradient, as in torch) and torch.ormqr (a matrix
 multiplied by Q of such a factorization, composed from linalg.householder_product and matmul, so its
 gradients are the recorded products'). Tensor.orgqr is linalg.householder_product itself."""
-from ..return_types import return_type
 
 import mindspore
 import numpy as np
 
 from ._util import Tensor, _check_no_grad, type_name, write_out, write_outs
+from ..return_types import return_type
 
 __all__ = ["geqrf", "ormqr"]
 

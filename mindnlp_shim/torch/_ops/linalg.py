@@ -1,5 +1,4 @@
 """Matrix products, norms and factorizations."""
-from ..return_types import return_type
 
 import mindspore
 from mindspore import ops
@@ -10,6 +9,7 @@ from ._util import type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
 from .._runtime import grad_enabled
+from ..return_types import return_type
 
 
 def _product(kernel, a, b, name):

@@ -13,7 +13,6 @@ float32-accurate for float64 inputs):
 - eig / eigvals: LAPACK's geev through NumPy on the host (the same routine and normalization as torch: unit
   vectors). dA = V⁻ᴴ (diag(dλ) + F̄ ∘ (Vᴴ dV - Vᴴ V Re(diag(Vᴴ dV)))) Vᴴ, with F the conjugated 1/(λ_j - λ_i);
   the real part where A is real."""
-from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -23,6 +22,7 @@ from .. import _dtype
 from ..autograd.function import Function
 from . import shape as sh
 from ._util import Tensor, write_outs
+from ..return_types import return_type
 
 _qr_result = return_type("linalg_qr", ["Q", "R"])
 _cholesky_ex_result = return_type("linalg_cholesky_ex", ["L", "info"])

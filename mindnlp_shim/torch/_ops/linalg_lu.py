@@ -4,7 +4,6 @@ The factorization is LAPACK's getrf on the host (scipy, the routine torch uses: 
 a Function. For a square A = P L U, dA gives X = L⁻¹ Pᵀ dA U⁻¹, dL = L tril(X, -1), dU = triu(X) U; so the
 gradient is Gₐ = P L⁻ᵀ (tril(Lᵀ G_L, -1) + triu(G_U Uᵀ)) U⁻ᵀ (rectangular matrices: not supported).
 lu_solve composes triangular solves on the unpacked factors (their gradients are recorded ops)."""
-from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -13,6 +12,7 @@ from mindspore import ops
 from ..autograd.function import Function, first_order_only
 from . import matrix, shape as sh
 from ._util import Tensor, write_outs
+from ..return_types import return_type
 
 _lu_factor_result = return_type("linalg_lu_factor", ["LU", "pivots"])
 _lu_factor_ex_result = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])

@@ -6,7 +6,6 @@ gradient of MatrixSolve is float32-accurate for float64 inputs): X = A⁻¹B giv
 (MindSpore's MatrixInverse returns zeros for a singular matrix without a word; MatrixSolve refuses it.) Only
 for a matrix MatrixSolve refuses is LAPACK's LU run on the host, to give torch's `info` (the 1-based index of
 the first zero pivot) and its LinAlgError."""
-from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -16,6 +15,7 @@ from .. import _dtype
 from ..autograd.function import Function
 from . import matrix, pointwise as pw, reduction as red, shape as sh
 from ._util import Tensor, write_out, write_outs
+from ..return_types import return_type
 
 _solve_ex_result = return_type("linalg_solve_ex", ["result", "info"])
 _inv_ex_result = return_type("linalg_inv_ex", ["inverse", "info"])

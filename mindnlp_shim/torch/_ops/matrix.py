@@ -1,7 +1,6 @@
 """Matrix functions under torch names that MindSpore's Tensor also carries with other meanings: `diag` (MindSpore
 builds a 4-d tensor from a matrix), `svd` (MindSpore answers (S, U, V)), determinants, inverse, trace, the
 `add*` products and `matrix_power`."""
-from ..return_types import return_type
 
 import mindspore
 from mindspore import ops
@@ -10,6 +9,7 @@ from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradie
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import wrap_dim, write_out
+from ..return_types import return_type
 
 _svd_result = return_type("svd", ["U", "S", "V"])
 _slogdet_result = return_type("slogdet", ["sign", "logabsdet"])

@@ -1,12 +1,12 @@
 """torch.mode: the most frequent value along a dim and where it is. Among values equally frequent the smallest
 wins, and its index is its last occurrence (torch's CPU answer). The indices are found on the host; the values
 are gathered from the input at them, so gradients reach those elements as torch's do."""
-from ..return_types import return_type
 import collections
 
 import numpy as np
 
 from ._util import wrap_dim
+from ..return_types import return_type
 
 mode_result = return_type("mode", ["values", "indices"])
 

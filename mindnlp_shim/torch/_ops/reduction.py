@@ -1,5 +1,4 @@
 """Reductions, scans, sorting and the softmax family."""
-from ..return_types import return_type
 
 import numpy as np
 import mindspore
@@ -11,6 +10,7 @@ from . import host_small, pointwise
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
 from .._runtime import grad_enabled
 from ..autograd.function import Function, first_order_only
+from ..return_types import return_type
 
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
 _INTEGRAL_TO_LONG = frozenset({mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8})

@@ -2,10 +2,11 @@
 (rows an index names rescaled to a maximum norm, in place), histogramdd (NumPy's D-dimensional histogram),
 from_file (a binary file's elements as a 1-d tensor), cudnn_is_acceptable (no cuDNN here: False, as torch answers
 for a CPU tensor) and the DLPack exchange (to_dlpack / from_dlpack through NumPy's zero-copy DLPack support)."""
-from ..return_types import return_type
 import builtins
 
 import numpy as np
+
+from ..return_types import return_type
 
 __all__ = ["conv_tbc", "embedding_renorm_", "histogramdd", "from_file", "cudnn_is_acceptable", "to_dlpack",
            "from_dlpack"]

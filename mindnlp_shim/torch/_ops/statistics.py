@@ -5,7 +5,6 @@ int32 indices, several have no CPU kernel).
 Where an op selects elements (median, kthvalue, quantile, cummax), the positions are found in NumPy (sorting
 is not differentiable anyway) and the values are gathered from the input, so gradients reach the selected
 elements as in torch."""
-from ..return_types import return_type
 
 import mindspore
 import numpy as np
@@ -16,6 +15,7 @@ from . import indexing, pointwise as pw, reduction as red, shape as sh
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out
 from ..autograd.function import Function
 from .._runtime import grad_enabled
+from ..return_types import return_type
 
 _median_result = return_type("median", ["values", "indices"])
 _nanmedian_result = return_type("nanmedian", ["values", "indices"])
