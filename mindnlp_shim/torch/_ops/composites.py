@@ -320,7 +320,6 @@ def unravel_index(indices, shape):
 
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2^exponent, |mantissa| in [0.5, 1)."""
-    
     if out is not None:
         from ..autograd.grad_mode import is_grad_enabled
         from ._util import write_outs
