@@ -21,7 +21,7 @@ from ..autograd.function import Function, first_order_only
 from .._ops import host_gelu as _host_gelu
 from .._ops import host_small as _host_small
 from .._ops.broadcast import expanded
-from .._ops.dense import dense_copy
+from .._ops.dense import dense_copy, kernel_operand
 from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
 from .._function_outputs import plain_reshape
@@ -54,7 +54,8 @@ def _rows(x):
 
 
 def _linear_2d(x, weight, bias):
-    out = _mm_b_transposed(_rows(x), weight)
+    # (called unrecorded: inside _Linear or outside grad mode)
+    out = _mm_b_transposed(kernel_operand(_rows(x)), kernel_operand(weight))
     if bias is None or _host_small.add_bias_into_product(out, bias):
         return out
     return ops.bias_add(out, bias)
@@ -93,8 +94,9 @@ class _Linear(Function):
             grad_bias = _host_small.column_sums(grad_rows)
             if grad_bias is None:
                 grad_bias = sum_rows(grad_rows)
-        grad_x = ops.reshape(_mm(grad_rows, weight), tuple(x.shape)) if needs_x else None
-        grad_weight = _mm_a_transposed(grad_rows, _rows(x)) if needs_weight else None
+        grad_rows = kernel_operand(grad_rows)
+        grad_x = ops.reshape(_mm(grad_rows, kernel_operand(weight)), tuple(x.shape)) if needs_x else None
+        grad_weight = _mm_a_transposed(grad_rows, kernel_operand(_rows(x))) if needs_weight else None
         return grad_x, grad_weight, grad_bias
 
 
@@ -104,6 +106,36 @@ def linear(x, weight, bias):
         return _Linear.apply(x, weight, bias)
     on_host = _host_small.linear(x, weight, bias)
     return on_host if on_host is not None else linear_rows(x, weight, bias)
+
+
+# ---------------------------------------------------------------- embedding
+class _Embedding(Function):
+    """Rows of a table that requires grad, read from the table's memory as it is (`kernel_operand`: MindSpore's
+    tape would copy a table that is a view, a loaded checkpoint's, on every lookup). The gradient is torch's:
+    the incoming rows summed into a zero table by index, none into the padding row; written in recorded ops, so
+    it can be differentiated again."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx):
+        ctx.indices, ctx.padding_idx, ctx.rows, ctx.width = indices, padding_idx, weight.shape[0], weight.shape[1]
+        return ops.gather(kernel_operand(weight), indices, 0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices = ops.reshape(ctx.indices, (-1,))
+        rows = ops.reshape(grad, (-1, ctx.width))
+        if ctx.padding_idx is not None:  # (a where, not a product: a nan in a padding position stays out)
+            keep = ops.expand_dims(ops.not_equal(indices, ctx.padding_idx), -1)
+            rows = ops.where(keep, rows, ops.zeros_like(rows))
+        return ops.unsorted_segment_sum(rows, indices, ctx.rows), None, None
+
+
+def embedding(indices, weight, padding_idx):
+    """The rows of `weight` at `indices` (range-checked by the caller) for a weight autograd records, as one
+    Function where `kernel_operand` reads the table without a copy, else None."""
+    if kernel_operand(weight) is weight:
+        return None
+    return _Embedding.apply(weight, indices, padding_idx)
 
 
 # ---------------------------------------------------------------- GELU (exact, erf form)

@@ -13,6 +13,7 @@ from .._ops import _util as _ix  # (index range checks)
 from .._ops import host_small as _host_small
 from .._ops._util import type_name as _type_name, wrap_dim as _wrap_dim, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
+from .._ops.dense import kernel_operand
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
 from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
 from .._runtime import grad_enabled
@@ -88,6 +89,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("torch.nn.functional.embedding(max_norm/scale_grad_by_freq/sparse) is not "
                                   "supported on MindSpore")
+    if padding_idx is not None:
+        padding_idx = _embedding_padding_row(padding_idx, weight._shape[0])
     # MindSpore's CPU Gather wraps a negative index and reads past the table for a large one: check first
     # (one reduction on the host; measured ~3 us for a (16, 128) int64 batch, ~1.5% of the lookup)
     if input._dtype not in _EMBEDDING_INDEX_DTYPES:
@@ -99,12 +102,24 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     out = _host_small.embedding(input, weight)  # (a recorded weight keeps the Gather and its gradient)
     if out is not None:
         return out
+    if not _lean._records(weight):
+        return ops.gather(kernel_operand(weight), input, 0)
+    out = _lean.embedding(input, weight, padding_idx)
+    if out is not None:
+        return out
     out = ops.gather(weight, input, 0)
-    if padding_idx is not None and _lean._records(weight):
+    if padding_idx is not None:
         # torch gives the padding row no gradient; the forward value stays the row's value
         keep = ops.expand_dims(ops.not_equal(input, padding_idx), -1)
         out = ops.where(keep, out, ops.stop_gradient(out))
     return out
+
+
+def _embedding_padding_row(padding_idx, rows):
+    """torch's reading of F.embedding's padding_idx: a row of the table, counted from the end when negative."""
+    if padding_idx >= rows if padding_idx > 0 else padding_idx < -rows:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx + rows if padding_idx < 0 else padding_idx
 
 
 def _layer_norm_prim(begin_axis, eps):
