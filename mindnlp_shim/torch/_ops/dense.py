@@ -5,6 +5,8 @@ copy of such a view (its `contiguous`) is slow: 3.5-7 ms for a (16, 12, 128, 32)
 copies in 0.25-0.4 ms. On the CPU NumPy therefore copies strided tensors of the dtypes it holds, reading them
 through their host view (`_memory.host_view`); other dtypes, and every other target, use MindSpore's own copy.
 """
+from math import prod as _prod
+
 import numpy as np
 import mindspore
 from mindspore import ops
@@ -50,7 +52,7 @@ def kernel_operand(tensor):
     of 2^14 elements or more is passed as a new tensor over the same memory, which MindSpore does not take for a
     view. The alias is not the tensor autograd knows, so callers use it only in unrecorded kernel calls (inside
     a Function, or outside grad mode), while `tensor` itself is alive."""
-    if DEVICE_TARGET != "CPU" or tensor._dtype not in _KERNEL_ALIASED or tensor.numel() < _MIN_ALIASED:
+    if DEVICE_TARGET != "CPU" or tensor._dtype not in _KERNEL_ALIASED or _prod(tensor._shape) < _MIN_ALIASED:
         return tensor
     values = _host_array(tensor)
     return Tensor.from_numpy(values) if values.flags.c_contiguous else tensor
