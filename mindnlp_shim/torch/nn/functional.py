@@ -13,7 +13,7 @@ from .._ops import _util as _ix  # (index range checks)
 from .._ops import host_small as _host_small
 from .._ops._util import type_name as _type_name, wrap_dim as _wrap_dim, write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
-from .._ops.dense import kernel_operand
+from .._ops.dense import kernel_operand as _kernel_operand
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
 from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
 from .._runtime import grad_enabled
@@ -103,7 +103,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if out is not None:
         return out
     if not _lean._records(weight):
-        return ops.gather(kernel_operand(weight), input, 0)
+        return ops.gather(_kernel_operand(weight), input, 0)
     out = _lean.embedding(input, weight, padding_idx)
     if out is not None:
         return out
