@@ -809,6 +809,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if 0.0 <= dropout_p < 1.0 and _lean.can_run_attention(query, key, value, additive):
         keep = _keep_bools(tuple(query.shape[:-1]) + (key.shape[-2],), dropout_p) if dropout_p > 0.0 else None
         out = _lean.attention(query, key, value, additive, scale, keep, 1.0 / (1.0 - dropout_p))
+    elif dropout_p == 0.0 and _lean.can_attend_unrecorded(query, key, value, additive):
+        out = _lean.attention_unrecorded(query, key, value, additive, scale)
     else:
         query = ops.mul(query, scale)
         if query.ndim >= 3 and query.shape[:-2] == key.shape[:-2]:
