@@ -52,10 +52,14 @@ def kernel_operand(tensor):
     of 2^14 elements or more is passed as a new tensor over the same memory, which MindSpore does not take for a
     view. The alias is not the tensor autograd knows, so callers use it only in unrecorded kernel calls (inside
     a Function, or outside grad mode), while `tensor` itself is alive."""
+    return Tensor.from_numpy(_host_array(tensor)) if takes_kernel_alias(tensor) else tensor
+
+
+def takes_kernel_alias(tensor):
+    """Whether `kernel_operand` passes `tensor` as a new tensor over its memory (else as itself)."""
     if DEVICE_TARGET != "CPU" or tensor._dtype not in _KERNEL_ALIASED or _prod(tensor._shape) < _MIN_ALIASED:
-        return tensor
-    values = _host_array(tensor)
-    return Tensor.from_numpy(values) if values.flags.c_contiguous else tensor
+        return False
+    return _host_array(tensor).flags.c_contiguous  # (the array is kept on the tensor: the second call is a lookup)
 
 
 _DenseCopy = None

@@ -21,7 +21,7 @@ from ..autograd.function import Function, first_order_only
 from .._ops import host_gelu as _host_gelu
 from .._ops import host_small as _host_small
 from .._ops.broadcast import expanded
-from .._ops.dense import dense_copy, kernel_operand
+from .._ops.dense import dense_copy, kernel_operand, takes_kernel_alias
 from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
 from .._function_outputs import plain_reshape
@@ -133,9 +133,7 @@ class _Embedding(Function):
 def embedding(indices, weight, padding_idx):
     """The rows of `weight` at `indices` (range-checked by the caller) for a weight autograd records, as one
     Function where `kernel_operand` reads the table without a copy, else None."""
-    if kernel_operand(weight) is weight:
-        return None
-    return _Embedding.apply(weight, indices, padding_idx)
+    return _Embedding.apply(weight, indices, padding_idx) if takes_kernel_alias(weight) else None
 
 
 # ---------------------------------------------------------------- GELU (exact, erf form)
