@@ -57,6 +57,13 @@ def test_greedy_matches_torch(runs, family):
 
 
 @pytest.mark.parametrize("family", DECODER_ONLY)
+def test_static_cache_generates_torch_tokens(runs, family):
+    # generate(cache_implementation="static"): the cache is preallocated and written in place at each position
+    tokens = _same_tokens(runs, f"{family}/greedy_static_cache")
+    np.testing.assert_array_equal(tokens, runs["shim"][f"{family}/greedy"])  # the same tokens as the growing cache
+
+
+@pytest.mark.parametrize("family", DECODER_ONLY)
 def test_left_padded_prompt_generates_as_if_alone(runs, family):
     alone = _same_tokens(runs, f"{family}/greedy_single1")
     batched = runs["shim"][f"{family}/greedy"]

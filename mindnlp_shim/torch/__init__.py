@@ -129,3 +129,7 @@ _removed_api.install()
 _strided_views.install()
 _tensor_state_methods.install()
 _tensor_sparse_accessors.install()
+from . import _python_dtypes  # noqa: E402  (last: wraps the functions and methods defined above)
+
+_python_dtypes.install(globals())
+_python_dtypes.install_methods(Tensor)

@@ -26,6 +26,15 @@ TORCH_NAMES = {
     "complex128": mindspore.complex128, "cdouble": mindspore.complex128,
     "float8_e4m3fn": mindspore.float8_e4m3fn, "float8_e5m2": mindspore.float8_e5m2,
 }
+# torch reads Python's scalar types as dtypes wherever it takes one: torch.tensor(0, dtype=int) is int64
+PYTHON_TYPES = {bool: mindspore.bool_, int: mindspore.int64, float: mindspore.float64, complex: mindspore.complex128}
+
+
+def resolve(d):
+    """`d` itself, or the dtype torch reads the Python type `d` as (bool, int, float, complex)."""
+    return PYTHON_TYPES.get(d, d) if d.__class__ is type else d
+
+
 # the canonical torch name of each dtype (what `repr(torch.float32)` prints)
 _CANONICAL = {}
 for _name, _dt in TORCH_NAMES.items():
@@ -93,6 +102,7 @@ def _category(d):
 def promote_types(a, b):
     """torch's rule: the higher category (bool < integer < floating < complex) wins; within a category the
     wider type (float16 with bfloat16 gives float32)."""
+    a, b = resolve(a), resolve(b)
     if a == b:
         return a
     ca, cb = _category(a), _category(b)
@@ -119,9 +129,10 @@ class finfo:
                                        smallest_normal=6.103515625e-05, resolution=1.0)}
 
     def __init__(self, type=None):
-        type = _default_float if type is None else type
+        type = _default_float if type is None else resolve(type)
         if type not in FLOATING and type not in COMPLEX:
             raise TypeError(f"torch.finfo() requires a floating point input type, got {type!r}")
+        type = _COMPLEX_PARTS.get(type, type)  # a complex dtype's limits are those of its parts, and so is .dtype
         self.dtype = _CANONICAL[type]
         if type == mindspore.bfloat16:
             values = self._BF16
@@ -139,13 +150,19 @@ class finfo:
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
+_COMPLEX_PARTS = {mindspore.complex64: mindspore.float32, mindspore.complex128: mindspore.float64}
+
+
 class iinfo:
-    """Limits of an integer dtype (torch.iinfo)."""
+    """Limits of an integer dtype (torch.iinfo; torch refuses bool)."""
 
     def __init__(self, type):
-        if type not in INTEGRAL and type != mindspore.bool_:
+        type = resolve(type)
+        if type == mindspore.bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if type not in INTEGRAL:
             raise TypeError(f"torch.iinfo() requires an integer input type, got {type!r}")
-        info = np.iinfo(to_numpy_dtype(type)) if type != mindspore.bool_ else np.iinfo(np.uint8)
+        info = np.iinfo(to_numpy_dtype(type))
         self.bits, self.min, self.max = info.bits, int(info.min), int(info.max)
         self.dtype = _CANONICAL[type]
 

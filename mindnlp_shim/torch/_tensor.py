@@ -194,7 +194,7 @@ def _device(self):
 
 
 def _parse_to_args(args, kwargs):
-    dtype = kwargs.pop("dtype", None)
+    dtype = _dtype.resolve(kwargs.pop("dtype", None))
     dev = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
     copy = kwargs.pop("copy", False)
@@ -204,6 +204,8 @@ def _parse_to_args(args, kwargs):
     for a in args:
         if isinstance(a, _dtype.dtype):
             dtype = a
+        elif a.__class__ is type and a in _dtype.PYTHON_TYPES:
+            dtype = _dtype.resolve(a)
         elif isinstance(a, (str, _device_cls, int)):
             dev = a
         elif isinstance(a, Tensor):

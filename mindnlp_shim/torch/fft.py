@@ -170,3 +170,7 @@ def fftshift(input, dim=None):
 def ifftshift(input, dim=None):
     """The inverse of fftshift."""
     return _shift(input, dim, -1)
+
+from . import _python_dtypes  # noqa: E402
+
+_python_dtypes.install(globals())  # dtype=float and friends, as torch reads them

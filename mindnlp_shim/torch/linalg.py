@@ -63,3 +63,7 @@ _slogdet_result = return_type("linalg_slogdet", ["sign", "logabsdet"])
 def slogdet(A):
     """torch.linalg.slogdet: torch.slogdet's pair, named as torch.linalg names it."""
     return _slogdet_result(*_slogdet(A))
+
+from . import _python_dtypes  # noqa: E402
+
+_python_dtypes.install(globals())  # dtype=float and friends, as torch reads them

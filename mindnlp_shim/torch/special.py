@@ -17,3 +17,7 @@ from ._ops.orthogonal_polynomials import (chebyshev_polynomial_t, chebyshev_poly
                                           shifted_chebyshev_polynomial_v, shifted_chebyshev_polynomial_w,
                                           hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l,
                                           legendre_polynomial_p)
+
+from . import _python_dtypes  # noqa: E402
+
+_python_dtypes.install(globals())  # dtype=float and friends, as torch reads them

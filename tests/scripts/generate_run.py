@@ -93,6 +93,10 @@ def oracle_runs(family, model, out, eos):
     out[key + "greedy"] = tokens(generate(model, PROMPTS, do_sample=False))
     if family != "t5":  # the left-padded prompt alone, without padding
         out[key + "greedy_single1"] = tokens(generate(model, PROMPTS[1:], do_sample=False))
+        # transformers' StaticCache: preallocated key/value tensors written in place, counters made with
+        # torch.tensor(0, dtype=int)
+        out[key + "greedy_static_cache"] = tokens(generate(model, PROMPTS, do_sample=False,
+                                                           cache_implementation="static"))
     beam = generate(model, PROMPTS, do_sample=False, num_beams=3, return_dict_in_generate=True,
                     output_scores=True)
     out[key + "beam"] = tokens(beam.sequences)

@@ -99,4 +99,4 @@ def cast_operand(v, dt):
 
 def can_cast(from_, to):
     """torch.can_cast: no cast to a lower kind (float to integer, anything but bool to bool)."""
-    return kind(from_) <= kind(to)
+    return kind(_dtype.resolve(from_)) <= kind(_dtype.resolve(to))

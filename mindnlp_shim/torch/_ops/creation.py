@@ -8,7 +8,7 @@ from mindspore import ops
 from .. import _dtype
 from .. import _device_context
 from .._device import check_reachable
-from ._util import Tensor, out_dtype, shape_arg, write_out
+from ._util import Tensor, out_dtype, shape_arg, type_name, write_out
 
 
 def _finish(t, device, requires_grad):
@@ -171,8 +171,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if out is not None:
         return _factory_out(out, arange(start, end, step, dtype=dtype or out_dtype(out, "arange")), "arange",
                             warn_resize=True)
-    if dtype == mindspore.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype == mindspore.bool_ or dtype in _dtype.COMPLEX:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{type_name(dtype)}'")
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -186,9 +186,15 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return _finish(_from_numpy_copy(arr, dtype), device, requires_grad)
 
 
+def _refuse_bool(dtype, name):
+    if dtype == mindspore.bool_:  # (torch has no bool kernel for the spaced ranges)
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+
+
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     if out is not None:
         return _factory_out(out, linspace(start, end, steps, dtype=dtype or out_dtype(out, "linspace")), "linspace")
+    _refuse_bool(dtype, "linspace")
     arr = np.linspace(float(start), float(end), int(steps))
     return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
 
@@ -197,6 +203,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     if out is not None:
         return _factory_out(out, logspace(start, end, steps, base, dtype=dtype or out_dtype(out, "logspace")),
                             "logspace")
+    _refuse_bool(dtype, "logspace")
     arr = np.logspace(float(start), float(end), int(steps), base=base)
     return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
 

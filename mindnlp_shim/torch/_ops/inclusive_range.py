@@ -2,10 +2,11 @@
 import math
 
 import numpy as np
+import mindspore
 
 from .. import _dtype
 from . import creation
-from ._util import write_out
+from ._util import type_name, write_out
 
 
 def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -15,6 +16,8 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
 
         value = range(start, end, step, dtype=dtype or out_dtype(out, "range"))
         return write_out(out, value, "range", warn_resize=False, differentiable=False)
+    if dtype in _dtype.COMPLEX or dtype == mindspore.bool_:
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{type_name(dtype)}'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = int(math.floor((end - start) / step)) + 1

@@ -69,6 +69,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
                                          dtype=dtype or out_dtype(out, "randint")), "randint")
     if dtype == mindspore.bool_:
         raise RuntimeError("randint(): to - 1 is out of bounds for bool")
+    if dtype in _dtype.COMPLEX:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if size is None and isinstance(high, (tuple, list)):  # torch's other overload: randint(high, size)
         low, high, size = 0, low, high
     if high is None:

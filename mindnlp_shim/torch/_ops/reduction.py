@@ -56,17 +56,29 @@ def _check_differentiable_dtype(input, dtype):
         raise RuntimeError(f"Autograd not support dtype: {type_name(dtype)}")
 
 
+def _as_bool(input):
+    return input if input._dtype is mindspore.bool_ else ops.not_equal(input, 0)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # torch sums in out's dtype
         return write_out(out, sum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "sum")), "sum")
     _check_differentiable_dtype(input, dtype)
+    if dtype is mindspore.bool_:  # torch sums in bool: whether any element is true
+        return ops.not_equal(sum(_as_bool(input), dim, keepdim, dtype=mindspore.int64), 0)
     if dtype is None and input._dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if 0 in input._shape:  # empty
         return _empty_reduction(input, dim, keepdim, 0, dtype or input.dtype)
     if dtype is not None and dtype != input.dtype:
         input = input.astype(dtype)
-    return mint.sum(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim)
+    return _in_dtype(mint.sum(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim), dtype)
+
+
+def _in_dtype(result, dtype):
+    """`result` in the `dtype` asked for: MindSpore sums and multiplies narrow integers in int64. (Both wrap
+    modulo 2^bits, so the int64 result cast down is the narrow type's own.)"""
+    return result if dtype is None or result._dtype is dtype else result.astype(dtype)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -101,6 +113,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # computed in out's dtype, as torch does
         return write_out(out, prod(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "prod")), "prod")
     _check_differentiable_dtype(input, dtype)
+    if dtype is mindspore.bool_:  # torch multiplies in bool: whether every element is true
+        return ops.equal(sum(ops.logical_not(_as_bool(input)), dim, keepdim, dtype=mindspore.int64), 0)
     if dtype is None and input.dtype in _INTEGRAL_TO_LONG:
         dtype = mindspore.int64
     if dtype is not None:
@@ -110,7 +124,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if dim is not None and not -n <= dim < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
         return _empty_reduction(input, dim, keepdim, 1, input.dtype)
-    return ops.prod(input, dim, keepdim)
+    return _in_dtype(ops.prod(input, dim, keepdim), dtype)
 
 
 _NAN_FLOATS = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64})

@@ -6,6 +6,7 @@ from mindspore import mint, ops
 from mindspore._c_expression import TensorPy
 
 from . import host_small, view_kernels
+from .. import _dtype
 from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
 
 
@@ -79,9 +80,9 @@ def reshape(input, *shape):
 
 def view(input, *shape, dtype=None):
     if dtype is not None:
-        return view_as_dtype(input, dtype)
-    if len(shape) == 1 and isinstance(shape[0], mindspore.dtype.Type):
-        return view_as_dtype(input, shape[0])
+        return view_as_dtype(input, _dtype.resolve(dtype))
+    if len(shape) == 1 and (isinstance(shape[0], mindspore.dtype.Type) or shape[0].__class__ is type):
+        return view_as_dtype(input, _dtype.resolve(shape[0]))
     return _reshaped(input, shape, must_view=True)
 
 

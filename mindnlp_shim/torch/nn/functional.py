@@ -1177,3 +1177,7 @@ from ._transposed_conv import conv_transpose1d, conv_transpose2d  # noqa: E402,F
 from .. import _backend as _backend_table  # noqa: E402
 
 _backend_table.adapt_module(globals(), __name__)
+
+from .. import _python_dtypes  # noqa: E402
+
+_python_dtypes.install(globals())  # dtype=float and friends, as torch reads them

@@ -159,7 +159,7 @@ def _parse_to(args, kwargs):
     to(tensor, non_blocking=False), to(memory_format=...)."""
     kwargs = dict(kwargs)
     device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
+    dtype = _dtype.resolve(kwargs.pop("dtype", None))
     non_blocking = bool(kwargs.pop("non_blocking", False))
     kwargs.pop("memory_format", None)  # layouts are always contiguous here
     kwargs.pop("copy", None)
@@ -171,6 +171,8 @@ def _parse_to(args, kwargs):
             device, dtype = arg.device, arg.dtype
         elif isinstance(arg, _dtype.dtype):
             dtype = arg
+        elif arg.__class__ is type and arg in _dtype.PYTHON_TYPES:
+            dtype = _dtype.resolve(arg)
         elif isinstance(arg, bool):
             non_blocking = arg
         elif arg is not None:
