@@ -132,4 +132,4 @@ _tensor_sparse_accessors.install()
 from . import _python_dtypes  # noqa: E402  (last: wraps the functions and methods defined above)
 
 _python_dtypes.install(globals())
-_python_dtypes.install_methods(Tensor)
+_python_dtypes.install_methods(Tensor, registries=(_tensor_audit.IMPLEMENTED,))

@@ -69,12 +69,16 @@ def install(namespace):
             namespace[name] = accepting_python_types(value)
 
 
-def install_methods(cls):
+def install_methods(cls, registries=()):
     """The same for the torch methods the shim gives `cls` (Tensor): MindSpore's own methods keep its
-    reading of their arguments, for its internal callers."""
+    reading of their arguments, for its internal callers. `registries`: dicts of name -> installed method
+    (the attribute audit's) that must go on naming what is installed."""
     for name, value in list(vars(cls).items()):
         if not name.startswith("_") and name not in _NOT_WRAPPED and inspect.isfunction(value) and \
                 getattr(value, "__module__", "").startswith("mindnlp_shim."):
             wrapped = accepting_python_types(value)
             if wrapped is not value:
                 setattr(cls, name, wrapped)
+                for registry in registries:
+                    if registry.get(name) is value:
+                        registry[name] = wrapped
