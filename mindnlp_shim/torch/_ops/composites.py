@@ -12,7 +12,7 @@ from mindspore import ops
 from .. import _dtype
 from . import creation, linalg as products, pointwise as pw, reduction as red, shape as sh
 from .special_math import view_as_real
-from ._util import Tensor, write_out
+from ._util import Tensor, type_name, write_out
 from .._runtime import grad_enabled
 from ..autograd.function import Function
 from ..return_types import return_type
@@ -294,13 +294,20 @@ def dstack(tensors, *, out=None):
     return sh.cat(list(atleast_3d(tuple(tensors))), 2, out=out)  # (out= as torch.cat's)
 
 
+def _integral_indices(dtype, name):
+    if dtype is not None and dtype not in (mindspore.int32, mindspore.int64):  # (torch's only index kernels)
+        raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(dtype)}'")
+
+
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (2, N) coordinates of a row x col matrix's lower triangle (diagonal `offset`), row by row."""
+    _integral_indices(dtype, "tril_indices")
     r, c = np.tril_indices(row, offset, col)
     return creation.tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or mindspore.int64, device=device)
 
 
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    _integral_indices(dtype, "triu_indices")
     r, c = np.triu_indices(row, offset, col)
     return creation.tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or mindspore.int64, device=device)
 
@@ -336,7 +343,16 @@ def frexp(input, *, out=None):
 
 
 # ---------------------------------------------------------------- window functions
-def _window(length, periodic, dtype, device, requires_grad, values):
+def _check_window_dtype(dtype, name):
+    """torch's windows are floating point (a complex dtype fails in its arange)."""
+    if dtype in _dtype.COMPLEX:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{type_name(dtype)}'")
+    if dtype is not None and dtype not in _dtype.FLOATING:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {type_name(dtype)}")
+
+
+def _window(length, periodic, dtype, device, requires_grad, values, name):
+    _check_window_dtype(dtype, name)
     dtype = _float_default(dtype)
     if length < 0:
         raise RuntimeError(f"window_length must be non-negative, got {length}")
@@ -351,24 +367,24 @@ def _window(length, periodic, dtype, device, requires_grad, values):
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
     return _window(window_length, periodic, dtype, device, requires_grad,
-                   lambda k, n: 1 - np.abs(2 * k / (n - 1) - 1))
+                   lambda k, n: 1 - np.abs(2 * k / (n - 1) - 1), "bartlett_window")
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False):
     return _window(window_length, periodic, dtype, device, requires_grad,
-                   lambda k, n: 0.42 - 0.5 * np.cos(2 * np.pi * k / (n - 1)) + 0.08 * np.cos(4 * np.pi * k / (n - 1)))
+                   lambda k, n: 0.08 * np.cos(4 * np.pi * k / (n - 1)) - 0.5 * np.cos(2 * np.pi * k / (n - 1)) + 0.42, "blackman_window")
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    requires_grad=False):
     return _window(window_length, periodic, dtype, device, requires_grad,
-                   lambda k, n: alpha - beta * np.cos(2 * np.pi * k / (n - 1)))
+                   lambda k, n: alpha - beta * np.cos(2 * np.pi * k / (n - 1)), "hamming_window")
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
                   requires_grad=False):
     return _window(window_length, periodic, dtype, device, requires_grad,
-                   lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - (2 * k / (n - 1) - 1) ** 2, 0, None))) / np.i0(beta))
+                   lambda k, n: np.i0(beta * np.sqrt(np.clip(1 - (2 * k / (n - 1) - 1) ** 2, 0, None))) / np.i0(beta), "kaiser_window")
 
 
 # ---------------------------------------------------------------- older spellings of linalg functions

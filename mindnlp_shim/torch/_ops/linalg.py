@@ -3,11 +3,13 @@
 import mindspore
 from mindspore import ops
 
+from .. import _dtype
 from . import empty_products as _empty
 from . import host_small
 from ._util import type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
+from .pointwise import abs as _abs
 from .._runtime import grad_enabled
 from ..return_types import return_type
 
@@ -259,15 +261,27 @@ def _contract_pair(a, la, b, lb, later, sizes):
     return out, batch + left + right
 
 
+def _check_norm_dtype(name, x, dtype):
+    """torch's rules for a norm's dtype=: floating or complex, and complex exactly when the input is."""
+    if dtype is None:
+        return
+    if dtype not in _dtype.FLOATING and dtype not in _dtype.COMPLEX:
+        raise RuntimeError(f"linalg.{name}: dtype should be floating point or complex, but got {type_name(dtype)}")
+    if (x.dtype in _dtype.COMPLEX) != (dtype in _dtype.COMPLEX):
+        kind = "complex" if x.dtype in _dtype.COMPLEX else "real"
+        raise RuntimeError(f"linalg.{name}: dtype should be {kind} for {kind} inputs, but got {type_name(dtype)}")
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     from .reduction import sum as _sum, amax, amin
 
     if out is not None:
         return write_out(out, vector_norm(x, ord, dim, keepdim, dtype=dtype), "linalg_vector_norm", exact=True)
 
+    _check_norm_dtype("vector_norm", x, dtype)
     if dtype is not None:
         x = x.astype(dtype)
-    a = ops.abs(x)
+    a = _abs(x)  # (real for a complex x: the norm of a complex vector is real, as torch's)
     if ord == float("inf"):
         return amax(a, dim if dim is not None else (), keepdim)
     if ord == float("-inf"):

@@ -46,6 +46,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
                          differentiable=False)  # (a composite in torch: its out= does not refuse grad)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    products._check_norm_dtype("matrix_norm", A, dtype)
     if dtype is not None:
         A = A.astype(dtype)
     d0, d1 = _norm_dims(tuple(dim), A.ndim)

@@ -87,8 +87,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if out is not None:
         return _factory_out(out, randperm(n, generator=generator, dtype=dtype or out_dtype(out, "randperm")),
                             "randperm")
-    if dtype == mindspore.bool_:
-        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dtype == mindspore.bool_ or dtype in _dtype.COMPLEX:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{type_name(dtype)}'")
     n = int(n)
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")

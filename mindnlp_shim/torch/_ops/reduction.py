@@ -56,6 +56,9 @@ def _check_differentiable_dtype(input, dtype):
         raise RuntimeError(f"Autograd not support dtype: {type_name(dtype)}")
 
 
+_COMPLEX_DTYPES = frozenset({mindspore.complex64, mindspore.complex128})
+
+
 def _as_bool(input):
     return input if input._dtype is mindspore.bool_ else ops.not_equal(input, 0)
 
@@ -86,6 +89,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if out_dtype(out, "nansum") not in _FLOATING_OR_COMPLEX:
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
         return write_out(out, nansum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "nansum")), "nansum")
+    if dtype in _COMPLEX_DTYPES or input._dtype in _COMPLEX_DTYPES:
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype or input.dtype)}'")
     return sum(ops.where(ops.isnan(input), ops.zeros_like(input), input), dim, keepdim, dtype=dtype)
 
 
@@ -342,6 +347,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def cumprod(input, dim, *, dtype=None, out=None):
     if out is not None:
         return write_out(out, cumprod(input, dim, dtype=dtype or _compute_dtype(out, "cumprod")), "cumprod")
+    if dtype is mindspore.bool_:
+        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.astype(dtype)
@@ -350,7 +357,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
         return cumprod(input.reshape(1), 0).reshape(())
     if grad_enabled() and input.requires_grad and input.dtype in _dtype.FLOATING and bool(ops.equal(input, 0).any()):
         return _CumprodThroughZeros.apply(input, wrap_dim(dim, input.ndim))
-    return ops.cumprod(input, dim)
+    return _in_dtype(ops.cumprod(input, dim), dtype)
 
 
 class _CumprodThroughZeros(Function):

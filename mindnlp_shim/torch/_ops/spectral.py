@@ -22,6 +22,9 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device
     window_length - 1 (symmetric)."""
     if window_length < 0:
         raise RuntimeError(f"hann_window requires non-negative window_length, got window_length={window_length}")
+    from .composites import _check_window_dtype
+
+    _check_window_dtype(dtype, "hann_window")
     dtype = dtype or _dtype.get_default_dtype()
     if window_length <= 1:
         arr = np.ones(window_length)
