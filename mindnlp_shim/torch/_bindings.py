@@ -4,7 +4,7 @@ import mindspore
 from mindspore._c_expression import TensorPy
 from mindspore.graph.api import _pynative_executor
 
-from . import _inplace, _tensor
+from . import _dtype, _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
 from ._ops import buffers, matrix, strided_views
 from ._ops.host_small import binary as _host_binary
@@ -250,6 +250,7 @@ def _fill_(self, value):
     # TensorPy is the C base class: for the usual Python scalar, isinstance against Tensor (an ABC) is ~4x slower
     if isinstance(value, TensorPy) and value.ndim == 0 and not _inplace._records(value):
         value = value.item()  # (a 0-d value that requires grad stays a tensor: the fill is recorded, as in torch)
+    _dtype.check_fits(value, self._dtype)
     # (torch fills a tensor whose elements share memory, an expanded one, without complaint)
     if getattr(self, "_is_data_alias", False):
         return _tensor.outside_autograd(_inplace.assign, self, value, check_overlap=False)

@@ -35,10 +35,44 @@ def resolve(d):
     return PYTHON_TYPES.get(d, d) if d.__class__ is type else d
 
 
+_INTEGER_BITS = {mindspore.int8: (8, True), mindspore.int16: (16, True), mindspore.int32: (32, True),
+                 mindspore.int64: (64, True), mindspore.uint8: (8, False), mindspore.uint16: (16, False),
+                 mindspore.uint32: (32, False), mindspore.uint64: (64, False)}
+
+
+def check_fits(value, dtype):
+    """Raise torch's error when the Python number `value` cannot be written into an integer `dtype`: a float
+    must lie in the type's range (127.9 does not fit int8, -0.5 not uint8); an int too, except that an unsigned
+    type takes negative ints down to minus its maximum (-255 in uint8 is 1, as a cast wraps it). NaN and other
+    dtypes pass (a cast decides those)."""
+    bits = _INTEGER_BITS.get(dtype)
+    if bits is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return
+    width, signed = bits
+    low, high = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    if not signed and isinstance(value, int):
+        low = -high
+    if not low <= value <= high:  # (inf fails it too)
+        raise RuntimeError(f"value cannot be converted to type {_CANONICAL_INT_NAMES[dtype]} without overflow")
+
+
+def wrapped_to(value, dtype):
+    """The Python int `value` cast to the integer `dtype` as C casts it (two's complement, wrapping): what
+    torch compares an integer tensor with. Other values and dtypes come back unchanged; int64 too (a value past
+    it is an error there)."""
+    bits = _INTEGER_BITS.get(dtype)
+    if bits is None or type(value) is not int or bits[0] == 64:
+        return value
+    width, signed = bits
+    value &= (1 << width) - 1
+    return value - (1 << width) if signed and value >= 1 << (width - 1) else value
+
+
 # the canonical torch name of each dtype (what `repr(torch.float32)` prints)
 _CANONICAL = {}
 for _name, _dt in TORCH_NAMES.items():
     _CANONICAL.setdefault(_dt, _name)
+_CANONICAL_INT_NAMES = {d: _CANONICAL[d] for d in _INTEGER_BITS}
 
 FLOATING = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64,
                       mindspore.float8_e4m3fn, mindspore.float8_e5m2})

@@ -27,6 +27,13 @@ def _numpy_from_data(data, dtype=None):
         data = _nested_map(data, lambda x: x.asnumpy() if isinstance(x, Tensor) else x)
     arr = np.asarray(data)
     from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
+    if not from_numpy and arr.dtype == np.uint64:  # (Python ints past int64: NumPy chose uint64 for them)
+        raise ValueError("Overflow when unpacking long long")
+    if not from_numpy and dtype is not None and arr.dtype.kind in "iuf":
+        numbers = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr  # (NaN: the cast decides)
+        if numbers.size:  # torch checks each Python number against the dtype
+            _dtype.check_fits(numbers.min().item(), dtype)
+            _dtype.check_fits(numbers.max().item(), dtype)
     if dtype is not None and arr.dtype.kind in "fc":
         return arr
     if arr.dtype == np.float64 and not from_numpy:
@@ -58,7 +65,8 @@ def _from_numpy_copy(arr, dtype=None):
     if dtype is not None:
         if dtype == mindspore.bfloat16:
             return Tensor(np.asarray(arr, dtype=np.float32, order="C")).astype(mindspore.bfloat16)  # keeps 0-d
-        arr = arr.astype(_dtype.to_numpy_dtype(dtype), copy=False)
+        with np.errstate(over="ignore", invalid="ignore"):  # (1e5 in float16 is inf, as torch's, without a warning)
+            arr = arr.astype(_dtype.to_numpy_dtype(dtype), copy=False)
     if arr.dtype == np.float64 and arr.ndim == 0:
         arr = arr.reshape(())
     return Tensor(np.array(arr, copy=True, order="C"))
@@ -102,11 +110,18 @@ def from_numpy(ndarray):
     return Tensor.from_numpy(ndarray)
 
 
+def _default_complex():
+    """The complex dtype of the default float dtype (torch.full(..., 1j) is complex64 by default)."""
+    return mindspore.complex128 if _dtype.get_default_dtype() == mindspore.float64 else mindspore.complex64
+
+
 def _filled(size, value, dtype, device, requires_grad):
     shape = shape_arg(size)
     if dtype is None:
         dtype = (mindspore.bool_ if isinstance(value, bool) else mindspore.int64
-                 if isinstance(value, numbers.Integral) else _dtype.get_default_dtype())
+                 if isinstance(value, numbers.Integral) else _default_complex() if isinstance(value, complex)
+                 else _dtype.get_default_dtype())
+    _dtype.check_fits(value, dtype)
     if dtype == mindspore.bfloat16:
         t = ops.fill(mindspore.float32, shape, value).astype(dtype)
     else:

@@ -265,9 +265,30 @@ def _float64_division(name):
 def pow(input, exponent, *, out=None):
     if out is not None:
         return write_out(out, pow(input, exponent), "pow")
+    if _promotion.kind(_promotion.result_type(input, exponent)) == 1:
+        return _integer_power(input, exponent)
     if _tracks_grad(input) and not _tracks_grad(exponent) and grad_enabled():
         input = _base_without_zero_exponents(input, exponent)
     return ops.pow(input, exponent)
+
+
+def _integer_power(input, exponent):
+    """torch's integer powers: exact, wrapping past the dtype's range as repeated multiplication does (MindSpore's
+    kernel goes through floating point: 3**41 came back as the lowest int64). A negative Python exponent is an
+    error; a negative element of an exponent tensor gives 1/base^n truncated (1, +-1 for base -1, else 0)."""
+    if not isinstance(exponent, TensorPy) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    dt = _promotion.result_type(input, exponent)
+    np_dt = _dtype.to_numpy_dtype(dt)
+    base = input.asnumpy().astype(np_dt) if isinstance(input, TensorPy) else np.asarray(input, np_dt)
+    power = exponent.asnumpy().astype(np_dt) if isinstance(exponent, TensorPy) else np.asarray(exponent, np_dt)
+    with host_small.quiet_numpy():  # (overflow wraps, as torch's does, without NumPy's warning)
+        out = np.power(base, np.where(power < 0, 0, power).astype(np_dt))
+        if (power < 0).any():
+            odd = (power % 2) != 0
+            negative = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0)).astype(np_dt)
+            out = np.where(power < 0, negative, out)
+    return Tensor(np.ascontiguousarray(out, dtype=np_dt))
 
 
 def _base_without_zero_exponents(base, exponent):
@@ -375,9 +396,22 @@ def _with_zero_gradient(ms_fn):
     return op
 
 
-floor = _unary(ops.floor, "floor", exact=True)
-ceil = _unary(_with_zero_gradient(ops.ceil), "ceil", exact=True)
-trunc = fix = _unary(ops.trunc, "trunc", exact=True)
+def _integers_unchanged(fn, name):
+    """`fn` for floating inputs; an integer input comes back as a copy, as torch's rounding functions give it
+    (MindSpore's kernels refuse integers), and a bool one is refused, as torch refuses it."""
+    def rounded(input):
+        if input._dtype in _dtype.INTEGRAL:
+            return input.clone()
+        if input._dtype is mindspore.bool_:
+            raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for 'Bool'")
+        return fn(input)
+
+    return rounded
+
+
+floor = _unary(_integers_unchanged(ops.floor, "floor"), "floor", exact=True)
+ceil = _unary(_integers_unchanged(_with_zero_gradient(ops.ceil), "ceil"), "ceil", exact=True)
+trunc = fix = _unary(_integers_unchanged(ops.trunc, "trunc"), "trunc", exact=True)
 frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac", exact=True)
 sign = _unary(_with_zero_gradient(ops.sign), "sign", exact=True)
 sgn = sign
@@ -439,13 +473,27 @@ def _binary(ms_fn, name, host=None):
     return op
 
 
-# (IEEE comparisons: NumPy's and torch's agree on every value, nan and signed zeros included)
-eq = _binary(ops.equal, "eq", np.equal)
-ne = not_equal = _binary(ops.not_equal, "ne", np.not_equal)
-lt = less = _binary(ops.less, "lt", np.less)
-le = less_equal = _binary(ops.less_equal, "le", np.less_equal)
-gt = greater = _binary(ops.greater, "gt", np.greater)
-ge = greater_equal = _binary(ops.greater_equal, "ge", np.greater_equal)
+def _scalar_in_tensor_dtype(compare):
+    """`compare` with a Python int beside an integer tensor first cast to the tensor's dtype, as torch casts it
+    (an int8 tensor compared with 200 is compared with -56, a uint8 one with 257 with 1)."""
+    def compared(input, other):
+        if type(input) is Tensor and type(other) is int:
+            other = _dtype.wrapped_to(other, input._dtype)
+        elif type(other) is Tensor and type(input) is int:
+            input = _dtype.wrapped_to(input, other._dtype)
+        return compare(input, other)
+
+    return compared
+
+
+# (IEEE comparisons: NumPy's and torch's agree on every value, nan and signed zeros included; the host takes
+# int32/int64 tensors with scalars inside their range only, see host_small.scalar)
+eq = _binary(_scalar_in_tensor_dtype(ops.equal), "eq", np.equal)
+ne = not_equal = _binary(_scalar_in_tensor_dtype(ops.not_equal), "ne", np.not_equal)
+lt = less = _binary(_scalar_in_tensor_dtype(ops.less), "lt", np.less)
+le = less_equal = _binary(_scalar_in_tensor_dtype(ops.less_equal), "le", np.less_equal)
+gt = greater = _binary(_scalar_in_tensor_dtype(ops.greater), "gt", np.greater)
+ge = greater_equal = _binary(_scalar_in_tensor_dtype(ops.greater_equal), "ge", np.greater_equal)
 _NAN_GRADIENTS = {  # of x where x is NaN, and 0 elsewhere (x_at_nan: x there, 0 elsewhere)
     "passes": lambda x, x_at_nan: x,  # d/dx = 1
     "zero": lambda x, x_at_nan: ops.stop_gradient(x),

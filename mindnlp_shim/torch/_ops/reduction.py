@@ -249,15 +249,20 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     return ops.argmin(input, dim, keepdim).astype(mindspore.int64)
 
 
+def _uint8_like(input, result):
+    """torch's all/any of a uint8 tensor are uint8 (0 or 1), of every other dtype bool."""
+    return result.astype(mindspore.uint8) if input._dtype is mindspore.uint8 else result
+
+
 def all(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, all(input, dim, keepdim), "all", exact=True)
     on_host = host_small.reduce_all_or_any(np.all, input, dim, keepdim)
     if on_host is not None:
-        return on_host
+        return _uint8_like(input, on_host)
     if input.numel() == 0:
-        return _empty_reduction(input, dim, keepdim, True, mindspore.bool_)
-    return ops.all(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
+        return _uint8_like(input, _empty_reduction(input, dim, keepdim, True, mindspore.bool_))
+    return _uint8_like(input, ops.all(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim))
 
 
 def any(input, dim=None, keepdim=False, *, out=None):
@@ -265,10 +270,10 @@ def any(input, dim=None, keepdim=False, *, out=None):
         return write_out(out, any(input, dim, keepdim), "any", exact=True)
     on_host = host_small.reduce_all_or_any(np.any, input, dim, keepdim)
     if on_host is not None:
-        return on_host
+        return _uint8_like(input, on_host)
     if input.numel() == 0:
-        return _empty_reduction(input, dim, keepdim, False, mindspore.bool_)
-    return ops.any(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim)
+        return _uint8_like(input, _empty_reduction(input, dim, keepdim, False, mindspore.bool_))
+    return _uint8_like(input, ops.any(input.astype(mindspore.bool_), _dim_tuple(dim), keepdim))
 
 
 def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None):

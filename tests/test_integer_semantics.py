@@ -1,0 +1,135 @@
+"""Integer semantics against real torch: Python numbers written into integer dtypes (range checks, wrapping of
+negatives into unsigned types), Python ints compared with narrow integer tensors (cast to the tensor's dtype
+first), exact wrapping integer powers, all/any of uint8, rounding functions of integers, complex fills. Each call
+gives torch's dtype and values, or an error where torch raises one."""
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+
+def _set(t, index, value):
+    t[index] = value
+    return t
+
+
+CALLS = {
+    "tensor 1.7 int64": lambda T: T.tensor([1.7, -1.7], dtype=T.int64),
+    "tensor 300 uint8": lambda T: T.tensor([300], dtype=T.uint8),
+    "tensor 300 uint8 scalar": lambda T: T.tensor(300, dtype=T.uint8),
+    "tensor -255 uint8": lambda T: T.tensor([-255, -1], dtype=T.uint8),
+    "tensor -256 uint8": lambda T: T.tensor([-256], dtype=T.uint8),
+    "tensor 128 int8": lambda T: T.tensor([128], dtype=T.int8),
+    "tensor -128 int8": lambda T: T.tensor([-128, 127], dtype=T.int8),
+    "tensor 2**31 int32": lambda T: T.tensor([2**31], dtype=T.int32),
+    "tensor 1e10 int32": lambda T: T.tensor([1e10], dtype=T.int32),
+    "tensor 2**63": lambda T: T.tensor([2**63]),
+    "tensor 2**63 - 1": lambda T: T.tensor([2**63 - 1, -2**63]),
+    "tensor 1e5 float16": lambda T: T.tensor([1e5], dtype=T.float16),
+    "tensor 2 bool": lambda T: T.tensor([2, 0], dtype=T.bool),
+    "full 300 uint8": lambda T: T.full((2,), 300, dtype=T.uint8),
+    "full -200 uint8": lambda T: T.full((2,), -200, dtype=T.uint8),
+    "full 1.7 int64": lambda T: T.full((2,), 1.7, dtype=T.int64),
+    "full 1j": lambda T: T.full((2,), 1j),
+    "full 2": lambda T: T.full((2,), 2),
+    "full_like 300 uint8": lambda T: T.full_like(T.zeros(2, dtype=T.uint8), 300),
+    "new_full 40000 int16": lambda T: T.zeros(1, dtype=T.int16).new_full((1,), 40000),
+    "fill_ 300 uint8": lambda T: T.zeros(2, dtype=T.uint8).fill_(300),
+    "fill_ -3 uint8": lambda T: T.zeros(2, dtype=T.uint8).fill_(-3),
+    "fill_ 1.7 int64": lambda T: T.zeros(2, dtype=T.int64).fill_(1.7),
+    "int8 < 200": lambda T: T.tensor([1, -100], dtype=T.int8) < 200,
+    "int8 == 257": lambda T: T.tensor([1, 2], dtype=T.int8) == 257,
+    "uint8 == 257": lambda T: T.tensor([1, 2], dtype=T.uint8) == 257,
+    "uint8 < -1": lambda T: T.tensor([1, 255], dtype=T.uint8) < -1,
+    "uint8 >= -255": lambda T: T.tensor([1, 0], dtype=T.uint8) >= -255,
+    "int32 < 2**40": lambda T: T.tensor([1, -1], dtype=T.int32) < 2**40,
+    "200 > int8": lambda T: 200 > T.tensor([1, -100], dtype=T.int8),
+    "torch.eq uint8 256": lambda T: T.eq(T.tensor([0, 1], dtype=T.uint8), 256),
+    "int16 ne 70000": lambda T: T.tensor([4464, 0], dtype=T.int16).ne(70000),
+    "uint8 < 1.5": lambda T: T.tensor([1, 2], dtype=T.uint8) < 1.5,
+    "uint8 + 300": lambda T: T.tensor([1], dtype=T.uint8) + 300,
+    "int ** -1": lambda T: T.tensor([2]) ** -1,
+    "int pow tensor -1": lambda T: T.tensor([2, 1, -1, -1]).pow(T.tensor([-1, -3, -3, -2])),
+    "int ** 40": lambda T: T.tensor([2, 3]) ** 40,
+    "int ** 41": lambda T: T.tensor([3, -3]) ** 41,
+    "uint8 ** 9": lambda T: T.tensor([2, 3], dtype=T.uint8) ** 9,
+    "int8 ** 3": lambda T: T.tensor([7, -7], dtype=T.int8) ** 3,
+    "2 ** int": lambda T: 2 ** T.tensor([3, 70]),
+    "int ** 0": lambda T: T.tensor([0, 5]) ** 0,
+    "int32 pow int64": lambda T: T.tensor([3], dtype=T.int32).pow(T.tensor([20])),
+    "any uint8": lambda T: T.tensor([1, 0], dtype=T.uint8).any(),
+    "all uint8 dim": lambda T: T.tensor([[1, 0], [2, 3]], dtype=T.uint8).all(1),
+    "any uint8 keepdim": lambda T: T.tensor([[1, 0]], dtype=T.uint8).any(1, keepdim=True),
+    "all uint8 empty": lambda T: T.zeros(0, dtype=T.uint8).all(),
+    "any int8": lambda T: T.any(T.tensor([1, 0], dtype=T.int8)),
+    "ceil int": lambda T: T.tensor([3, -3]).ceil(),
+    "floor uint8": lambda T: T.tensor([3], dtype=T.uint8).floor(),
+    "trunc int32": lambda T: T.tensor([3], dtype=T.int32).trunc(),
+    "round int": lambda T: T.tensor([3]).round(),
+    "ceil bool": lambda T: T.tensor([True]).ceil(),
+    "floor bool": lambda T: T.tensor([True]).floor(),
+}
+
+
+def _outcome(T, name):
+    try:
+        value = CALLS[name](T)
+    except Exception:  # noqa: BLE001  (torch's exception types differ by call; raising is what is compared)
+        return ("error",)
+    return ("value", str(value.dtype).replace("torch.", ""), tuple(value.shape), np.asarray(value.numpy()).tolist())
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_integer_semantics_match_torch(name):
+    assert _outcome(mt, name) == _outcome(rt, name)
+
+
+_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dtype=st.sampled_from(_DTYPES), value=st.integers(-2**40, 2**40) | st.integers(-300, 300),
+       op=st.sampled_from(["eq", "ne", "lt", "le", "gt", "ge"]), reflected=st.booleans(), seed=st.integers(0, 999))
+def test_comparison_with_any_python_int(dtype, value, op, reflected, seed):
+    """A Python int beside an integer tensor is cast to the tensor's dtype (wrapping) before comparing."""
+    info = np.iinfo(dtype)
+    values = np.random.default_rng(seed).integers(info.min, int(info.max) + 1, 6).astype(dtype)
+    results = []
+    for T in (rt, mt):
+        x = T.from_numpy(values.copy())
+        # (reflected: Python's `value < x` asks the tensor, as x > value)
+        out = getattr(operator, op)(value, x) if reflected else getattr(T, op)(x, value)
+        results.append(np.asarray(out.numpy()).tolist())
+    assert results[1] == results[0]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dtype=st.sampled_from(_DTYPES), value=st.integers(-2**33, 2**33) | st.floats(-1e3, 1e3, allow_nan=False),
+       how=st.sampled_from(["tensor", "full", "fill_"]))
+def test_python_number_written_into_integer_dtype(dtype, value, how):
+    """tensor(), full() and fill_() take a Python number into an integer dtype as torch does: truncated, negatives
+    wrapped into unsigned types, an error past the dtype's range."""
+    outcomes = []
+    for T in (rt, mt):
+        d = getattr(T, dtype)
+        try:
+            if how == "tensor":
+                out = T.tensor([value], dtype=d)
+            elif how == "full":
+                out = T.full((1,), value, dtype=d)
+            else:
+                out = T.zeros(1, dtype=d).fill_(value)
+            outcomes.append(np.asarray(out.numpy()).tolist())
+        except (RuntimeError, ValueError, OverflowError):
+            outcomes.append("error")
+    assert outcomes[1] == outcomes[0], (dtype, value, how)
