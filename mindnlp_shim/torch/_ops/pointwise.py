@@ -659,6 +659,10 @@ def clamp(input, min=None, max=None, *, out=None):
         return write_out(out, clamp(input, min, max), "clamp", exact=True)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if input._dtype in _dtype.INTEGRAL:  # (torch casts a scalar bound to the integer dtype, checked)
+        for bound in (min, max):
+            if type(bound) is int or type(bound) is float:
+                _dtype.check_fits(bound, input._dtype)
     if input._dtype in _SCALAR_SAFE_FLOATS and not isinstance(min, TensorPy) and not isinstance(max, TensorPy):
         # the common case: float32-exact bounds, no promotion (torch: NaN stays NaN, with a zero gradient)
         return _nan_passing(lambda x: ops.clamp(x, min, max), input, "zero")
