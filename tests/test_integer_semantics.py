@@ -74,6 +74,8 @@ CALLS = {
     "int8 ** 3": lambda T: T.tensor([7, -7], dtype=T.int8) ** 3,
     "2 ** int": lambda T: 2 ** T.tensor([3, 70]),
     "int ** 0": lambda T: T.tensor([0, 5]) ** 0,
+    "0-d int ** 2": lambda T: T.tensor(3) ** 2,
+    "0-d int8 pow 0-d": lambda T: T.tensor(3, dtype=T.int8).pow(T.tensor(5)),
     "int32 pow int64": lambda T: T.tensor([3], dtype=T.int32).pow(T.tensor([20])),
     "any uint8": lambda T: T.tensor([1, 0], dtype=T.uint8).any(),
     "all uint8 dim": lambda T: T.tensor([[1, 0], [2, 3]], dtype=T.uint8).all(1),

@@ -288,7 +288,7 @@ def _integer_power(input, exponent):
             odd = (power % 2) != 0
             negative = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0)).astype(np_dt)
             out = np.where(power < 0, negative, out)
-    return Tensor(np.ascontiguousarray(out, dtype=np_dt))
+    return Tensor(np.array(out, dtype=np_dt, order="C"))  # (ascontiguousarray would make a 0-d result 1-d)
 
 
 def _base_without_zero_exponents(base, exponent):
