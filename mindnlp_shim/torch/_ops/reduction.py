@@ -56,9 +56,6 @@ def _check_differentiable_dtype(input, dtype):
         raise RuntimeError(f"Autograd not support dtype: {type_name(dtype)}")
 
 
-_COMPLEX_DTYPES = frozenset({mindspore.complex64, mindspore.complex128})
-
-
 def _as_bool(input):
     return input if input._dtype is mindspore.bool_ else ops.not_equal(input, 0)
 
@@ -89,7 +86,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         if out_dtype(out, "nansum") not in _FLOATING_OR_COMPLEX:
             raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
         return write_out(out, nansum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "nansum")), "nansum")
-    if dtype in _COMPLEX_DTYPES or input._dtype in _COMPLEX_DTYPES:
+    if dtype in _dtype.COMPLEX or input._dtype in _dtype.COMPLEX:
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype or input.dtype)}'")
     return sum(ops.where(ops.isnan(input), ops.zeros_like(input), input), dim, keepdim, dtype=dtype)
 
