@@ -29,7 +29,7 @@ def _numpy_from_data(data, dtype=None):
     from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
     if not from_numpy and arr.dtype == np.uint64:  # (Python ints past int64: NumPy chose uint64 for them)
         raise ValueError("Overflow when unpacking long long")
-    if not from_numpy and dtype is not None and arr.dtype.kind in "iuf":
+    if not from_numpy and dtype in _dtype.INTEGRAL and arr.dtype.kind in "iuf":
         numbers = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr  # (NaN: the cast decides)
         if numbers.size:  # torch checks each Python number against the dtype
             _dtype.check_fits(numbers.min().item(), dtype)
