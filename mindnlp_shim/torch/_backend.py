@@ -11,6 +11,7 @@ import functools
 import mindspore
 from mindspore import ops
 
+from . import _dtype
 from ._runtime import DEVICE_TARGET
 
 Tensor = mindspore.Tensor
@@ -120,7 +121,12 @@ def upcast_bf16(fn):
         inplace = takes_inplace and kwargs.get("inplace", False)
         if inplace:
             kwargs = dict(kwargs, inplace=False)
-        out = fn(*(_to_f32(a) for a in args), **{k: _to_f32(v) for k, v in kwargs.items()})
+        computing = _dtype.BFLOAT16_IN_FLOAT32
+        outer, computing.active = computing.active, back_to_bf16
+        try:
+            out = fn(*(_to_f32(a) for a in args), **{k: _to_f32(v) for k, v in kwargs.items()})
+        finally:
+            computing.active = outer
         if back_to_bf16:
             out = _to_bf16(out)
         if inplace:

@@ -6,7 +6,7 @@ from mindspore.graph.api import _pynative_executor
 
 from . import _dtype, _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
-from ._ops import buffers, matrix, strided_views
+from ._ops import buffers, matrix, special_math as sm, strided_views
 from ._ops.host_small import binary as _host_binary
 from ._runtime import grad_enabled
 
@@ -153,6 +153,8 @@ DUNDERS = {
     "__rand__": _reflected(pw.bitwise_and), "__or__": pw.bitwise_or, "__ror__": _reflected(pw.bitwise_or),
     "__xor__": pw.bitwise_xor, "__rxor__": _reflected(pw.bitwise_xor), "__eq__": pw.eq, "__ne__": pw.ne,
     "__lt__": pw.lt, "__le__": pw.le, "__gt__": pw.gt, "__ge__": pw.ge,
+    "__lshift__": sm.bitwise_left_shift, "__rlshift__": _reflected(sm.bitwise_left_shift),
+    "__rshift__": sm.bitwise_right_shift, "__rrshift__": _reflected(sm.bitwise_right_shift),
 }
 _UNARY_DUNDERS = ("__neg__", "__abs__", "__pos__", "__invert__")
 # Operators whose op computes small tensors on the host first (`host_small.binary` with this ufunc, before any
@@ -163,15 +165,8 @@ _HOST_FIRST = {"__add__": (np.add, False), "__radd__": (np.add, True), "__sub__"
 INPLACE_DUNDERS = {
     "__iadd__": pw.add, "__isub__": pw.sub, "__imul__": pw.mul, "__itruediv__": pw.div,
     "__ifloordiv__": pw.floor_divide, "__imod__": pw.remainder, "__ipow__": pw.pow, "__iand__": pw.bitwise_and,
-    "__ior__": pw.bitwise_or, "__ixor__": pw.bitwise_xor,
-}
-
-
-_TORCH_TYPE_NAMES = {
-    mindspore.bool_: "Bool", mindspore.uint8: "Byte", mindspore.int8: "Char", mindspore.int16: "Short",
-    mindspore.int32: "Int", mindspore.int64: "Long", mindspore.float16: "Half", mindspore.bfloat16: "BFloat16",
-    mindspore.float32: "Float", mindspore.float64: "Double", mindspore.complex64: "ComplexFloat",
-    mindspore.complex128: "ComplexDouble",
+    "__ior__": pw.bitwise_or, "__ixor__": pw.bitwise_xor, "__ilshift__": sm.bitwise_left_shift,
+    "__irshift__": sm.bitwise_right_shift,
 }
 
 
@@ -220,8 +215,8 @@ def _write_result(self, value, check_overlap=True):
     # identity settles the usual case (same dtype) cheaply; equal dtypes are never a higher kind anyway
     if isinstance(value, Tensor) and value._dtype is not self._dtype and \
             _util.dtype_category(value.dtype) > _util.dtype_category(self.dtype):
-        raise RuntimeError(f"result type {_TORCH_TYPE_NAMES.get(value.dtype, value.dtype)} can't be cast to the "
-                           f"desired output type {_TORCH_TYPE_NAMES.get(self.dtype, self.dtype)}")
+        raise RuntimeError(f"result type {_util.type_name(value.dtype)} can't be cast to the "
+                           f"desired output type {_util.type_name(self.dtype)}")
     if isinstance(value, Tensor) and value._shape != self._shape:
         # an in-place op's result has the receiver's shape: broadcasting may not grow it (the write would
         # otherwise squeeze a (1, 1) result into a (1,) receiver without a word)
@@ -250,7 +245,9 @@ def _fill_(self, value):
     # TensorPy is the C base class: for the usual Python scalar, isinstance against Tensor (an ABC) is ~4x slower
     if isinstance(value, TensorPy) and value.ndim == 0 and not _inplace._records(value):
         value = value.item()  # (a 0-d value that requires grad stays a tensor: the fill is recorded, as in torch)
-    _dtype.check_fits(value, self._dtype)
+    # (torch checks a float16/bfloat16 fill against the dtype's range, except for a one-element tensor)
+    _dtype.check_fits(value, self._dtype, narrow_floats=self.numel() != 1)
+    value = _dtype.real_scalar(value, self._dtype)
     # (torch fills a tensor whose elements share memory, an expanded one, without complaint)
     if getattr(self, "_is_data_alias", False):
         return _tensor.outside_autograd(_inplace.assign, self, value, check_overlap=False)

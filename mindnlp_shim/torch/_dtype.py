@@ -3,6 +3,8 @@
 `torch.float32 is mindspore.float32`, so a tensor's `.dtype` compares equal to torch's names with no
 translation on the hot path. `torch.dtype` is MindSpore's dtype base type, given torch's attributes here.
 """
+import threading
+
 import numpy as np
 import mindspore
 from mindspore._c_expression import typing as _ms_typing
@@ -40,20 +42,81 @@ _INTEGER_BITS = {mindspore.int8: (8, True), mindspore.int16: (16, True), mindspo
                  mindspore.uint32: (32, False), mindspore.uint64: (64, False)}
 
 
-def check_fits(value, dtype):
-    """Raise torch's error when the Python number `value` cannot be written into an integer `dtype`: a float
-    must lie in the type's range (127.9 does not fit int8, -0.5 not uint8); an int too, except that an unsigned
-    type takes negative ints down to minus its maximum (-255 in uint8 is 1, as a cast wraps it). NaN and other
-    dtypes pass (a cast decides those)."""
+def real_scalar(value, dtype):
+    """A Python number as torch writes it into `dtype` once `check_fits` passed it: a complex one's real part
+    into a real type, its truth into bool; other values unchanged."""
+    if type(value) is complex and dtype not in _COMPLEX_DTYPES:
+        return bool(value) if dtype is mindspore.bool_ else value.real
+    return value
+
+
+# the largest finite value of each floating dtype whose range a Python scalar is checked against, and the C type
+# torch names in its error (complex64's parts are floats)
+_FLOAT_LIMITS = {mindspore.float32: (3.4028234663852886e38, "float"),
+                 mindspore.complex64: (3.4028234663852886e38, "c10::complex<float>"),
+                 mindspore.float16: (65504.0, "c10::Half"), mindspore.bfloat16: (3.3895313892515355e38, "c10::BFloat16")}
+_NARROW_FLOATS = (mindspore.float16, mindspore.bfloat16)
+_INF = float("inf")
+_COMPLEX_DTYPES = (mindspore.complex64, mindspore.complex128)
+
+
+class _Bfloat16Computation(threading.local):
+    """Set while an op computes bfloat16 tensors in float32 (the CPU backend's fallback, _backend.upcast_bf16):
+    a scalar written into the float32 stand-in is checked as torch checks it against bfloat16."""
+    active = False
+
+
+BFLOAT16_IN_FLOAT32 = _Bfloat16Computation()
+
+
+def check_fits(value, dtype, narrow_floats=False):
+    """Raise torch's error when the Python number `value` cannot be written into `dtype`, as torch checks a
+    scalar it converts (fill_, full, x[i] = v, masked_fill, clamp's bounds, where, alpha):
+
+    - into an integer type, a float must lie in the type's range (127.9 does not fit int8, -0.5 not uint8); an
+      int too, except that an unsigned type takes negative ints down to minus its maximum (-255 in uint8 is 1,
+      as a cast wraps it);
+    - into float32 (and complex64's parts), a finite value must not exceed its largest finite value (1e39 is an
+      error, not inf); into float16 and bfloat16 only where torch checks that too (`narrow_floats`: masked_fill,
+      clamp, alpha), since its fill_, full and where round such a value to inf;
+    - a complex value into a real type must have no imaginary part.
+
+    A NaN or an infinity fits no integer type; into a floating type, and bools anywhere, they pass."""
+    if type(value) is complex:
+        if dtype is mindspore.bool_:
+            return  # (any complex number is a bool: nonzero is True)
+        if dtype not in _COMPLEX_DTYPES:
+            if value.imag:
+                raise RuntimeError(f"value cannot be converted to type {_c_name(dtype)} without overflow")
+            value = value.real
+        else:
+            check_fits(value.real, dtype)
+            check_fits(value.imag, dtype)
+            return
     bits = _INTEGER_BITS.get(dtype)
-    if bits is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    if bits is None:
+        if dtype is mindspore.float32 and BFLOAT16_IN_FLOAT32.active:
+            dtype = mindspore.bfloat16
+        limit = _FLOAT_LIMITS.get(dtype)
+        if limit is None or type(value) is bool or not isinstance(value, (int, float)) or \
+                not narrow_floats and dtype in _NARROW_FLOATS:
+            return
+        if limit[0] < abs(value) < _INF:  # (NaN compares false)
+            raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     width, signed = bits
     low, high = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
     if not signed and isinstance(value, int):
         low = -high
-    if not low <= value <= high:  # (inf fails it too)
-        raise RuntimeError(f"value cannot be converted to type {_CANONICAL_INT_NAMES[dtype]} without overflow")
+    if not low <= value <= high:  # (inf and NaN fail it too)
+        raise RuntimeError(f"value cannot be converted to type {_c_name(dtype)} without overflow")
+
+
+def _c_name(dtype):
+    """The C type torch's conversion errors name (uint8_t, int, long, float, c10::Half, ...)."""
+    return _C_NAMES.get(dtype) or _CANONICAL.get(dtype, str(dtype))
 
 
 def wrapped_to(value, dtype):
@@ -72,7 +135,10 @@ def wrapped_to(value, dtype):
 _CANONICAL = {}
 for _name, _dt in TORCH_NAMES.items():
     _CANONICAL.setdefault(_dt, _name)
-_CANONICAL_INT_NAMES = {d: _CANONICAL[d] for d in _INTEGER_BITS}
+_C_NAMES = {mindspore.int8: "int8_t", mindspore.uint8: "uint8_t", mindspore.int16: "int16_t", mindspore.int32: "int",
+            mindspore.int64: "int64_t", mindspore.uint16: "uint16_t", mindspore.uint32: "uint32_t",
+            mindspore.uint64: "uint64_t", mindspore.float64: "double",
+            **{d: name for d, (_, name) in _FLOAT_LIMITS.items()}}
 
 FLOATING = frozenset({mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64,
                       mindspore.float8_e4m3fn, mindspore.float8_e5m2})

@@ -703,8 +703,9 @@ _ms_setitem = Tensor.__setitem__
 
 
 def __setitem__(self, index, value):
-    if type(value) is int or type(value) is float:
-        _dtype.check_fits(value, self._dtype)  # (torch's error: 300 into uint8 does not wrap)
+    if type(value) is int or type(value) is float or type(value) is complex:
+        _dtype.check_fits(value, self._dtype)  # (torch's error: 300 into uint8 does not wrap, 1e39 into float32)
+        value = _dtype.real_scalar(value, self._dtype)
     items = index if type(index) is tuple else (index,)
     for item in items:
         if not (_plain_index(item) or type(item) is Tensor):

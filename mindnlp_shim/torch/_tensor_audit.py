@@ -31,7 +31,7 @@ IMPLEMENTED = {
     "positive": sm.positive, "xlogy": sm.xlogy, "logaddexp": sm.logaddexp, "logaddexp2": sm.logaddexp2,
     "copysign": sm.copysign, "ldexp": sm.ldexp, "float_power": sm.float_power, "igamma": sm.igamma,
     "igammac": sm.igammac, "heaviside": sm.heaviside, "gcd": sm.gcd, "lcm": sm.lcm, "nextafter": sm.nextafter,
-    "signbit": sm.signbit, "bitwise_left_shift": pw.bitwise_left_shift,
+    "signbit": sm.signbit, "bitwise_left_shift": sm.bitwise_left_shift,
     "bitwise_right_shift": sm.bitwise_right_shift, "conj": sm.conj, "angle": sm.angle, "isreal": sm.isreal,
     # order statistics and counting
     "median": st.median, "nanmedian": st.nanmedian, "kthvalue": st.kthvalue, "quantile": st.quantile,

@@ -24,6 +24,10 @@ def kind(dt):
 
 
 def _complex_of(dt):
+    if dt == mindspore.float16:  # (torch's answer would be complex32, which MindSpore does not have)
+        raise NotImplementedError("torch.complex32 (a float16 operand with a complex one) is not supported on "
+                                  "MindSpore: it has no complex type of half precision; cast the float16 operand "
+                                  "to float32 first for a complex64 result")
     return mindspore.complex128 if dt == mindspore.float64 else mindspore.complex64
 
 

@@ -1,4 +1,5 @@
 """Tensor creation: from data, filled, ranges, and `*_like` variants."""
+import math
 import numbers
 
 import numpy as np
@@ -121,7 +122,9 @@ def _filled(size, value, dtype, device, requires_grad):
         dtype = (mindspore.bool_ if isinstance(value, bool) else mindspore.int64
                  if isinstance(value, numbers.Integral) else _default_complex() if isinstance(value, complex)
                  else _dtype.get_default_dtype())
-    _dtype.check_fits(value, dtype)
+    # (torch checks a float16/bfloat16 fill against the dtype's range, except for a one-element tensor)
+    _dtype.check_fits(value, dtype, narrow_floats=math.prod(shape) != 1)
+    value = _dtype.real_scalar(value, dtype)
     if dtype == mindspore.bfloat16:
         t = ops.fill(mindspore.float32, shape, value).astype(dtype)
     else:

@@ -194,6 +194,8 @@ def index_fill(input, dim, index, value):
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if index.ndim > 1:
         raise RuntimeError("index_fill_(): Index has to be a vector/scalar")
+    if isinstance(value, complex) and input.dtype not in (mindspore.complex64, mindspore.complex128):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     size = input.shape[dim] if input.ndim else 1
     # unlike the gathers, torch's index_fill takes negative indices counted from the end
     _check_bounds(index, size, dim, IndexError, allow_negative=True)

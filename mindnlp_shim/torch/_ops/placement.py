@@ -10,7 +10,7 @@ import numpy as np
 from mindspore import ops
 
 from . import indexing, reduction as red, shape as sh
-from ._util import Tensor, wrap_dim
+from ._util import Tensor, type_name, wrap_dim
 
 
 def _fresh(x):
@@ -58,6 +58,11 @@ def _place(input, positions, values, accumulate=False):
 def index_put(input, indices, values, accumulate=False):
     if not isinstance(indices, (tuple, list)):
         raise TypeError("index_put(): argument 'indices' must be a tuple of Tensors")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if values.dtype != input.dtype:  # (torch does not cast here, where x[i] = v does)
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{type_name(input.dtype)} for the destination and {type_name(values.dtype)} for the source.")
     np_index = tuple(slice(None) if i is None else _host_index(i) for i in indices)
     return _place(input, _flat_positions(input)[np_index], values, accumulate)
 

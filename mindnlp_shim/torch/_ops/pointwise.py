@@ -10,7 +10,7 @@ from ..autograd.function import Function
 from ._host_math import accurate_unary
 from .ieee_division import quotient
 from .erfinv_float64 import erfinv_any
-from ._util import Tensor, write_out
+from ._util import Tensor, type_name, write_out
 from .broadcast import empty_broadcast, tiled_operands
 from . import host_small
 from .._runtime import grad_enabled
@@ -85,6 +85,20 @@ def _check_alpha(input, other, alpha):
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
 
 
+def _alpha_scaled(input, other, alpha):
+    """The operands of add/sub with `other` scaled by `alpha`, as torch computes it: in the result dtype of the
+    two (float32 + float16 * 1e6 does not overflow float16 first), alpha converted to it with torch's check
+    (300 does not fit uint8: an error, not a wrapped 44)."""
+    input, other = _promoted(input, other)
+    dt = input.dtype if isinstance(input, TensorPy) else other.dtype
+    _dtype.check_fits(alpha, dt, narrow_floats=True)
+    if not isinstance(other, TensorPy):
+        return input, other * alpha
+    if dt is _F64 or dt in _dtype.INTEGRAL or not other.ndim:
+        alpha = Tensor(alpha, dt)  # (MindSpore takes a Python scalar as float32, or widens a 0-d integer operand)
+    return input, ops.mul(other, alpha)
+
+
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, add(input, other, alpha=alpha), "add")
@@ -98,7 +112,7 @@ def add(input, other, *, alpha=1, out=None):
         alpha = bool(alpha)  # a bool result: other * alpha is other and alpha
         other = other if alpha else ops.logical_and(other, False) if isinstance(other, TensorPy) else False
     elif alpha != 1:
-        other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
+        input, other = _alpha_scaled(input, other, alpha)
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
     if type(input) is Tensor:
         if (type(other) is float or type(other) is int) and input._dtype in _SCALAR_SAFE_FLOATS:
@@ -139,7 +153,7 @@ def sub(input, other, *, alpha=1, out=None):
         if on_host is not None:
             return on_host
     if alpha != 1:
-        other = ops.mul(other, _exact_scalar(alpha, other)) if isinstance(other, TensorPy) else other * alpha
+        input, other = _alpha_scaled(input, other, alpha)
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
             and input._shape == other._shape:
         return ops.sub(input, other)
@@ -643,12 +657,6 @@ bitwise_or = _bitwise(ops.bitwise_or, ops.logical_or, "bitwise_or", np.bitwise_o
 bitwise_xor = _bitwise(ops.bitwise_xor, ops.logical_xor, "bitwise_xor", np.bitwise_xor)
 
 
-def bitwise_left_shift(input, other):
-    input, other = _promoted(input, other)  # torch's result dtype (a Python shift count keeps int32 int32)
-    dt = input.dtype if isinstance(input, TensorPy) else other.dtype
-    return ops.mul(input, ops.pow(Tensor(2, dt), other))
-
-
 def equal(input, other):
     """True if both tensors have the same size and elements."""
     return tuple(input.shape) == tuple(other.shape) and bool(ops.equal(input, other).all())
@@ -659,15 +667,43 @@ def clamp(input, min=None, max=None, *, out=None):
         return write_out(out, clamp(input, min, max), "clamp", exact=True)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if input._dtype in _dtype.INTEGRAL:  # (torch casts a scalar bound to the integer dtype, checked)
-        for bound in (min, max):
-            if type(bound) is int or type(bound) is float:
-                _dtype.check_fits(bound, input._dtype)
+    if input._dtype in _FLOAT_DTYPES and (type(min) is bool or type(max) is bool or type(min) is complex
+                                          or type(max) is complex):
+        min, max = (_real_bound(b) for b in (min, max))
+    for bound in (min, max):  # torch converts a scalar bound to the result dtype, checked (300 into uint8, 1e39)
+        if type(bound) is int or type(bound) is float:
+            dt = input._dtype if input._dtype in _FLOAT_DTYPES else _promotion.result_type(input, bound)
+            _dtype.check_fits(bound, dt, narrow_floats=True)
     if input._dtype in _SCALAR_SAFE_FLOATS and not isinstance(min, TensorPy) and not isinstance(max, TensorPy):
         # the common case: float32-exact bounds, no promotion (torch: NaN stays NaN, with a zero gradient)
-        return _nan_passing(lambda x: ops.clamp(x, min, max), input, "zero")
+        out = _nan_passing(lambda x: ops.clamp(x, min, max), input, "zero")
+        zero = _ROUNDS_TO_ZERO[input._dtype]
+        return _zeros_kept(out, input) if min is not None and -zero <= min <= zero or \
+            max is not None and -zero <= max <= zero else out
     input, low, high = _clamp_operands(input, min, max)
-    return _nan_passing(lambda x: ops.clamp(x, low, high), input, "zero")
+    out = _nan_passing(lambda x: ops.clamp(x, low, high), input, "zero")
+    return _zeros_kept(out, input) if input._dtype in _FLOAT_DTYPES else out
+
+
+# the largest magnitude that rounds to zero in each dtype (half its smallest subnormal)
+_ROUNDS_TO_ZERO = {mindspore.float16: 2.0 ** -25, mindspore.bfloat16: 2.0 ** -134, mindspore.float32: 2.0 ** -150}
+
+
+def _zeros_kept(clamped, input):
+    """torch's clamp keeps an input equal to a bound, MindSpore's answers the bound: they differ only where both
+    are zeros of opposite signs (-0.0 clamped at min=0.0 stays -0.0 in torch)."""
+    return ops.where(ops.logical_and(ops.equal(clamped, 0), ops.equal(input, 0)), input, clamped)
+
+
+def _real_bound(bound):
+    """A bound of a floating input: a bool as the number it is, a complex number as its real part where it has
+    no imaginary part (torch refuses one that has)."""
+    if type(bound) is bool:
+        return int(bound)
+    if type(bound) is complex:
+        _dtype.check_fits(bound, mindspore.float64)
+        return bound.real
+    return bound
 
 
 def _clamp_operands(input, low, high):
@@ -701,28 +737,75 @@ def where(condition, input=None, other=None, *, out=None):
         from .indexing import nonzero
 
         return nonzero(condition, as_tuple=True)
-    if isinstance(input, TensorPy) and not isinstance(other, TensorPy):
-        other = _exact_scalar(other, input)
-    elif isinstance(other, TensorPy) and not isinstance(input, TensorPy):
-        input = _exact_scalar(input, other)
+    condition = _where_condition(condition)
+    if isinstance(input, TensorPy) and isinstance(other, TensorPy):
+        if input._dtype is not other._dtype:  # torch's result type (a 0-d operand does not widen the other)
+            dt = _promotion.result_type(input, other)
+            input, other = _promotion.cast_operand(input, dt), _promotion.cast_operand(other, dt)
+    elif isinstance(input, TensorPy) or isinstance(other, TensorPy):
+        input, other = _where_scalar(input, other)
     return ops.where(*empty_broadcast(condition, input, other))
+
+
+def _where_condition(condition):
+    """torch takes a bool condition, and a uint8 one as its nonzero elements; other dtypes are an error."""
+    if not isinstance(condition, TensorPy) or condition._dtype is mindspore.bool_:
+        return condition
+    if condition._dtype is mindspore.uint8:
+        return ops.ne(condition, 0)
+    raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                       f"{type_name(condition._dtype)}")
+
+
+def _where_scalar(input, other):
+    """A tensor and a Python number: the number in torch's result dtype, converted with torch's check (300
+    beside a uint8 tensor is an error, not a wrapped 44)."""
+    tensor, scalar = (input, other) if isinstance(input, TensorPy) else (other, input)
+    dt = _promotion.result_type(tensor, scalar)
+    if isinstance(scalar, (int, float, complex)):
+        _dtype.check_fits(scalar, dt)
+        scalar = Tensor(scalar, dt)  # (MindSpore would take a float as float32 and a complex not at all)
+    tensor = _promotion.cast_operand(tensor, dt)
+    return (tensor, scalar) if isinstance(input, TensorPy) else (scalar, tensor)
+
+
+def _check_opmath_scalar(value, dtype):
+    """torch's check of a scalar that an op computes with in its internal type: float32 for float16 and bfloat16
+    (lerp's weight, addcmul's value: 1e39 is an error, 1e6 beside float16 is not), the dtype itself otherwise."""
+    if type(value) is not bool and isinstance(value, (int, float, complex)):
+        _dtype.check_fits(value, mindspore.float32 if dtype in _NARROW_FLOATS else dtype)
+
+
+_NARROW_FLOATS = (mindspore.float16, mindspore.bfloat16)
 
 
 def lerp(input, end, weight, *, out=None):
     if out is not None:
         return write_out(out, lerp(input, end, weight), "lerp")
+    narrow = input._dtype if input._dtype in _NARROW_FLOATS else None
+    if narrow is not None:  # torch computes half precision in float32 and rounds once
+        f32 = mindspore.float32
+        return lerp(input.astype(f32), end.astype(f32),
+                    weight.astype(f32) if isinstance(weight, TensorPy) else weight).astype(narrow)
     diff = ops.sub(*tiled_operands(end, input))
     if not isinstance(weight, TensorPy):
-        # a Python weight in the tensors' dtype (MindSpore would take it as float32: float64 loses digits,
-        # float16 widens)
-        weight = Tensor(float(weight), diff.dtype)
-    return ops.add(input, ops.mul(*tiled_operands(diff, weight)))
+        _check_opmath_scalar(weight, diff._dtype)
+        # torch's two forms, whichever is nearer the weight's end (its rounding: start + w * diff below 0.5,
+        # end - diff * (1 - w) from there)
+        if -0.5 < weight < 0.5:
+            return ops.add(input, ops.mul(diff, Tensor(float(weight), diff.dtype)))
+        return ops.sub(*tiled_operands(end, ops.mul(diff, Tensor(1.0 - float(weight), diff.dtype))))
+    near_start = ops.lt(ops.abs(weight), 0.5)
+    from_start = ops.add(*tiled_operands(input, ops.mul(*tiled_operands(diff, weight))))
+    from_end = ops.sub(*tiled_operands(end, ops.mul(*tiled_operands(diff, ops.sub(1, weight)))))
+    return ops.where(*empty_broadcast(near_start, from_start, from_end))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcmul(input, tensor1, tensor2, value=value), "addcmul")
     product = ops.mul(tensor1, tensor2)
+    _check_opmath_scalar(value, product._dtype)
     return ops.add(input, ops.mul(product, _exact_scalar(value, product)))
 
 
@@ -730,6 +813,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
     ratio = quotient(tensor1, tensor2)
+    _check_opmath_scalar(value, ratio._dtype)
     return ops.add(input, ops.mul(ratio, _exact_scalar(value, ratio)))
 
 
@@ -770,6 +854,8 @@ _MASKED_FILL_FLOATS = frozenset({mindspore.float16, mindspore.float32})
 
 
 def masked_fill(input, mask, value):
+    if isinstance(mask, TensorPy) and mask._dtype is not mindspore.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
     if isinstance(mask, TensorPy) and mask._shape != input._shape and \
             (len(mask._shape) > len(input._shape) or 1 in input._shape):
         # a mask larger than the input: torch broadcasts the input (and masked_fill_ then refuses the larger
@@ -778,24 +864,35 @@ def masked_fill(input, mask, value):
         if shape != tuple(input._shape):
             input = ops.broadcast_to(input, shape)
     if type(value) is float and input._dtype in _MASKED_FILL_FLOATS:
+        if not -65504.0 <= value <= 65504.0:  # (large, infinite or NaN: torch refuses a finite value past the range)
+            _dtype.check_fits(value, input._dtype, narrow_floats=True)
         return ops.masked_fill(input, mask, value)  # the usual call, answered before the conversions below
+    if isinstance(value, TensorPy):
+        if value.ndim != 0:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        # torch converts the value to the input's dtype as it converts a Python number: checked, then cast
+        _dtype.check_fits(value.item(), input._dtype, narrow_floats=True)
+        if input._dtype is mindspore.bfloat16:  # no bfloat16 kernel takes a tensor value
+            return ops.masked_fill(input.astype(mindspore.float32), mask,
+                                   value.astype(mindspore.float32)).astype(input.dtype)
+        return ops.masked_fill(input, mask, value.astype(input.dtype))
+    _dtype.check_fits(value, input._dtype, narrow_floats=True)
+    value = _dtype.real_scalar(value, input._dtype)
     if input._dtype is mindspore.float64:
         # MindSpore's MaskedFill rounds float64 through float32 (even where the mask is False): select instead
-        fill = value.astype(input.dtype) if isinstance(value, Tensor) else Tensor(float(value), input.dtype)
-        return ops.where(mask, fill, input)
+        return ops.where(mask, Tensor(float(value), input.dtype), input)
     if input._dtype is mindspore.bfloat16:
-        # no bfloat16 kernel takes a tensor value; float32 holds every bfloat16 exactly
-        fill = value.astype(mindspore.float32) if isinstance(value, Tensor) else float(value)
-        return ops.masked_fill(input.astype(mindspore.float32), mask, fill).astype(input.dtype)
-    if isinstance(value, Tensor):
-        value = value.astype(input.dtype)
-    elif input.is_floating_point():
-        value = float(value)  # MindSpore's kernel wants the value in the input's kind (an int into float32 fails)
-    elif input.dtype == mindspore.bool_:
-        value = bool(value)
-    else:
-        value = int(value)
-    return ops.masked_fill(input, mask, value)
+        # float32 holds every bfloat16 exactly
+        return ops.masked_fill(input.astype(mindspore.float32), mask, float(value)).astype(input.dtype)
+    if input.is_floating_point():
+        return ops.masked_fill(input, mask, float(value))  # (the kernel wants a float for a float input)
+    # integers, bools and complex numbers: the value as a 0-d tensor of the input's dtype (MindSpore's kernel
+    # takes a Python int as int64 and has no uint8 or int8 kernel for it); an int cast as C casts it, a float
+    # truncated toward zero, as torch converts them
+    kind = bool if input._dtype is mindspore.bool_ else complex if input._dtype in _dtype.COMPLEX else int
+    number = np.array(kind(value)).astype(_dtype.to_numpy_dtype(input._dtype))
+    return ops.masked_fill(input, mask, Tensor(number))
 
 
 masked_fill.__wrapped_for_bf16__ = True  # computes bfloat16 itself: the value's dtype never changes the result's

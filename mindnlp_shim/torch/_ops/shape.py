@@ -199,9 +199,19 @@ def expand(input, *sizes):
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({input.ndim})")
-    target = tuple(input.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    if target == tuple(input.shape):
+    shape = tuple(input.shape)
+    target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if target == shape:
         return input
+    for i, size in enumerate(target):  # torch's errors (MindSpore's broadcast raises a ValueError of its own)
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+        elif size != shape[i - lead] and shape[i - lead] != 1 or size < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size "
+                               f"({shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                               f"{list(sizes)}.  Tensor sizes: {list(shape)}")
     return ops.broadcast_to(input, target)
 
 

@@ -13,7 +13,7 @@ from mindspore import ops
 from .. import _dtype
 from ..autograd.function import Function, first_order_only
 from . import pointwise as pw
-from ._util import Tensor, dtype_category, result_dtype, write_out
+from ._util import Tensor, dtype_category, result_dtype, type_name, write_out
 
 _HALF = (mindspore.float16, mindspore.bfloat16)
 
@@ -350,7 +350,39 @@ def nextafter(input, other, *, out=None):
         out = ops.where(ops.zeros(out.shape, mindspore.bool_), _as(other, value.dtype), out)
     return out
 signbit = _numpy_op(np.signbit, result=lambda dt: mindspore.bool_)
-bitwise_right_shift = _numpy_op(np.right_shift)
+
+
+def _shift(name, left):
+    """torch's integer shifts, computed in NumPy: in the operands' result dtype, a left shift wrapping as C's
+    does; a count that is negative or at least the type's width gives 0 (left) or the sign fill (right: -1 for a
+    negative value, else 0), where C leaves the result undefined."""
+    def op(input, other, *, out=None):
+        if out is not None:
+            return write_out(out, op(input, other), name, differentiable=False)
+        dt = _promoted(input, other)
+        if dt not in _dtype.INTEGRAL:
+            kernel = "lshift" if left else "rshift"
+            raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{type_name(dt)}\'')
+        np_dt = mindspore.dtype_to_nptype(dt)
+        # (a Python number is cast to the result dtype as C casts it, unchecked, as torch does here)
+        values, counts = (np.asarray(a.asnumpy() if isinstance(a, Tensor) else a).astype(np_dt, copy=False)
+                          for a in (input, other))
+        width = np_dt(0).itemsize * 8
+        outside = (counts < 0) | (counts >= width) if np.issubdtype(np_dt, np.signedinteger) else counts >= width
+        counts = np.where(outside, 0, counts).astype(np_dt, copy=False)
+        if left:
+            shifted = np.where(outside, np_dt(0), np.left_shift(values, counts))
+        else:
+            shifted = np.where(outside, np.where(values < 0, np_dt(-1) if values.dtype.kind == "i" else np_dt(0),
+                                                 np_dt(0)), np.right_shift(values, counts))
+        return Tensor(np.require(np.asarray(shifted, dtype=np_dt), requirements="C"))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", left=True)
+bitwise_right_shift = _shift("bitwise_right_shift", left=False)
 
 
 # ---------------------------------------------------------------- complex parts
