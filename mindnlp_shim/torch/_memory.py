@@ -71,8 +71,9 @@ def span(tensor):
 
 def has_internal_overlap(tensor):
     """Whether two elements of `tensor` share one memory location (an expanded dimension): torch refuses to
-    write into such a tensor."""
-    return 0 in _ms_stride(tensor) and any(st == 0 and n > 1 for n, st in zip(tensor._shape, _ms_stride(tensor)))
+    write into such a tensor. An empty tensor has no elements to share."""
+    return 0 in _ms_stride(tensor) and 0 not in tensor._shape and \
+        any(st == 0 and n > 1 for n, st in zip(tensor._shape, _ms_stride(tensor)))
 
 
 OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "

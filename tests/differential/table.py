@@ -1285,7 +1285,9 @@ DUNDER_BASE = {
     "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
     "__iadd__": "add", "__isub__": "sub", "__imul__": "mul", "__itruediv__": "true_divide",
     "__ifloordiv__": "floor_divide", "__imod__": "remainder", "__ipow__": "pow", "__iand__": "bitwise_and",
-    "__ior__": "bitwise_or", "__ixor__": "bitwise_xor",
+    "__ior__": "bitwise_or", "__ixor__": "bitwise_xor", "__lshift__": "bitwise_left_shift",
+    "__rlshift__": "bitwise_left_shift", "__rshift__": "bitwise_right_shift", "__rrshift__": "bitwise_right_shift",
+    "__ilshift__": "bitwise_left_shift", "__irshift__": "bitwise_right_shift",
 }
 
 # ---------------------------------------------------------------- what has no generator, and why
