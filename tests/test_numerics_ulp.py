@@ -124,3 +124,31 @@ def test_non_contiguous_and_float16_inputs():
     got16 = mt.exp(mt.from_numpy(h)).numpy()
     assert got16.dtype == np.float16
     np.testing.assert_array_equal(got16, rt.exp(rt.from_numpy(h)).numpy())
+
+
+def test_small_arguments_of_float64_log1p_and_expm1():
+    # MindSpore's float64 kernels compute log(1 + x) and exp(x) - 1: log1p(1e-22) was 0, log1p(1e-10) 8e-8 off
+    x = np.array([1e-300, -1e-200, 1e-22, 9.357622968839737e-14, 1e-10, -1e-10, 1e-5, 0.3, -0.7, 30.0])
+    for name in ("log1p", "expm1"):
+        got = getattr(mt, name)(mt.from_numpy(x)).numpy()
+        np.testing.assert_array_max_ulp(got, getattr(rt, name)(rt.from_numpy(x)).numpy(), maxulp=1)
+    # the backward is the recorded derivative of the host result
+    t = mt.from_numpy(x.copy()).requires_grad_()
+    mt.log1p(t).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), 1.0 / (1.0 + x), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_erfinv_near_plus_and_minus_one(dtype):
+    # MindSpore's float32 kernel: erfinv(0.9991) was 2.2907 where torch gives 2.3477
+    x = np.concatenate([np.linspace(-0.99999, 0.99999, 20001), [0.9991, -0.9991, 1.0, -1.0, 0.0]]).astype(dtype)
+    got = mt.erfinv(mt.from_numpy(x)).numpy()
+    # (float64: SciPy's and torch's algorithms agree within a few ulps)
+    np.testing.assert_array_max_ulp(got, rt.erfinv(rt.from_numpy(x)).numpy(), maxulp=4 if dtype == "float64" else 2)
+
+
+def test_digamma_of_tiny_negative_float64():
+    # the reflection reduced x with floor: -1e-92 became 1 - 1e-92 = 1, and ψ was 2.6e16 instead of 1e92
+    x = -np.array([4.8e-92, 1.1e-194, 4.2e-53, 1e-5, 0.3, 2.5e-308])
+    np.testing.assert_allclose(mt.digamma(mt.from_numpy(x)).numpy(), rt.digamma(rt.from_numpy(x)).numpy(),
+                               rtol=1e-14)

@@ -47,6 +47,9 @@ _NUMPY = {"log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p, 
           "expm1": np.expm1, "tanh": np.tanh, "sigmoid": _sigmoid64}
 
 
+_FLOAT64_ON_HOST = frozenset({"log1p", "expm1"})  # MindSpore's float64 kernels: log(1 + x), exp(x) - 1 (1e-22 -> 0)
+
+
 def host_compute(name, x):
     """The float64 NumPy function `name` of tensor `x`, rounded to x's dtype, as a new tensor."""
     fn = _NUMPY[name]
@@ -111,12 +114,14 @@ class _HostUnary(Function):
 
 def accurate_unary(ms_fn, name):
     """`ms_fn` (MindSpore's kernel for `name`) where it is accurate; the float64 host computation for float32
-    and float16 tensors on the CPU target."""
+    and float16 tensors on the CPU target, and for float64 ones of log1p and expm1 (whose float64 kernels lose
+    small arguments: log1p(1e-22) was 0, log1p(1e-10) 8e-8 off)."""
     if not ON_CPU:
         return ms_fn
 
     def fn(x):
-        if type(x) is not Tensor or x._dtype not in _HOST_DTYPES:
+        if type(x) is not Tensor or x._dtype not in _HOST_DTYPES and \
+                not (x._dtype is mindspore.float64 and name in _FLOAT64_ON_HOST):
             return ms_fn(x)
         if x._requires_grad and _pynative_executor.enable_grad() and x.requires_grad:
             return _HostUnary.apply(x, name)

@@ -1,5 +1,6 @@
 """Gather/scatter, index_select, masked selection, nonzero."""
 import mindspore
+import numpy as np
 from mindspore import mint, ops
 
 from . import host_scatter_add as _host_scatter_add
@@ -262,9 +263,40 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if out is not None:
         return write_out(out, searchsorted(sorted_sequence, input, out_int32=out_int32, right=right, side=side),
                          "searchsorted", exact=True, differentiable=False)
-    right = right or side == "right"
-    out = ops.searchsorted(sorted_sequence, input, right=right)
-    return out.astype(mindspore.int32 if out_int32 else mindspore.int64)
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    # on the host: MindSpore's kernel has no integer-sequence kernel for some value types and takes no sorter
+    boundaries = sorted_sequence.asnumpy()
+    if sorter is not None:
+        if tuple(sorter.shape) != tuple(sorted_sequence.shape):
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got "
+                               f"boundary tensor {list(sorted_sequence.shape)} and got sorter tensor "
+                               f"{list(sorter.shape)}")
+        boundaries = np.take_along_axis(boundaries, sorter.asnumpy().astype(np.int64), -1)
+    scalar = not isinstance(input, Tensor)
+    if scalar and boundaries.ndim != 1:
+        raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                           f"dimension is 1, but we got boundaries tensor dim({boundaries.ndim}) and input value's "
+                           "dim(0) numel(1)")
+    values = np.asarray(input) if scalar else input.asnumpy()
+    which = "right" if right else "left"
+    if boundaries.ndim <= 1:
+        positions = np.searchsorted(boundaries.reshape(-1), values, side=which)
+    elif boundaries.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(boundaries.shape)} and input value tensor {list(values.shape)}")
+    elif boundaries.shape[-1] == 0 or values.size == 0:
+        positions = np.zeros(values.shape, np.int64)
+    else:
+        rows = zip(boundaries.reshape(-1, boundaries.shape[-1]), values.reshape(-1, values.shape[-1]))
+        positions = np.stack([np.searchsorted(row, row_values, side=which) for row, row_values in rows])
+    return Tensor(np.ascontiguousarray(positions, dtype=np.int32 if out_int32 else np.int64).reshape(values.shape))
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):

@@ -115,8 +115,9 @@ def _digamma_host64(x):
     with np.errstate(all="ignore"):
         reflect, y, shift = _raised_to_ten(x, lambda y: -1.0 / y)
         out = np.log(y) - 0.5 / y - _even_series(_DIGAMMA_SERIES, y) + shift
-        # (tan has period π: reduce x first so that large |x| keeps its fractional part exactly)
-        out = np.where(reflect, out - np.pi / np.tan(np.pi * (x - np.floor(x))), out)
+        # (tan has period π: reduce x to [-1/2, 1/2] first, exactly, so that a large |x| keeps its fractional
+        # part and a tiny one its value: with floor, -1e-92 became 1 - 1e-92 = 1 and ψ came out 2.6e16)
+        out = np.where(reflect, out - np.pi / np.tan(np.pi * (x - np.rint(x))), out)
         out = np.where(x == 0, np.where(np.signbit(x), np.inf, -np.inf), out)
         out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)
     return out
