@@ -114,7 +114,9 @@ def _xlog1py(x, y):
 
 
 def _entr(x):
-    return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)), np.where(x == 0, 0.0, -np.inf)) + 0 * x
+    # NaN passes through; +-inf give -inf, as torch's (0 * x, the earlier NaN carrier, made them NaN)
+    return np.where(np.isnan(x), x, np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)),
+                                             np.where(x == 0, 0.0, -np.inf)))
 
 
 def _i1_derivative(x):

@@ -356,8 +356,14 @@ def silu(input, inplace=False):
     # Llama-style MLPs (the float64 host sigmoid is 2.5-3.5x slower on large tensors); small tensors outside
     # autograd are computed in float64 on the host (_ops/host_small)
     on_host = _host_small.unary(_SILU64, input, rounding=True)
+    if on_host is not None:
+        return _maybe_inplace(input, on_host, inplace)
     source = _inplace_source(input, inplace)
-    return _maybe_inplace(input, on_host if on_host is not None else ops.silu(source), inplace)
+    if source._dtype is mindspore.float16:
+        # in float32, rounded once, as torch computes half precision: MindSpore's float16 kernel loses the
+        # subnormal sigmoid (silu(-11.16) was -0.0 for torch's -1.594e-4)
+        return _maybe_inplace(input, ops.silu(source.astype(mindspore.float32)).astype(mindspore.float16), inplace)
+    return _maybe_inplace(input, ops.silu(source), inplace)
 
 
 _SILU64 = _host_small.in_float64(_host_small.silu)
