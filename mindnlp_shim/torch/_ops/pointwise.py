@@ -94,9 +94,21 @@ def _alpha_scaled(input, other, alpha):
     _dtype.check_fits(alpha, dt, narrow_floats=True)
     if not isinstance(other, TensorPy):
         return input, other * alpha
+    if type(alpha) is float and dt is mindspore.float32 and _dtype.BFLOAT16_IN_FLOAT32.active:
+        alpha = float(Tensor(alpha, mindspore.bfloat16).astype(mindspore.float32).asnumpy())  # (torch rounds it so)
     if dt is _F64 or dt in _dtype.INTEGRAL or not other.ndim:
         alpha = Tensor(alpha, dt)  # (MindSpore takes a Python scalar as float32, or widens a 0-d integer operand)
     return input, ops.mul(other, alpha)
+
+
+def _half_in_float32(op, input, other, alpha):
+    """add/sub with alpha of a float16 result as torch computes it: alpha rounded to float16, the rest in
+    float32, rounded once (a - 0.3 * b scaled in float16 first cancelled to 0.0 where torch gives -5.5e-5)."""
+    _dtype.check_fits(alpha, mindspore.float16, narrow_floats=True)
+    f32 = mindspore.float32
+    alpha = float(np.float16(alpha)) if type(alpha) is float else alpha
+    return ops.cast(op(_promotion.cast_operand(input, f32), _promotion.cast_operand(other, f32), alpha=alpha),
+                    mindspore.float16)
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -112,6 +124,8 @@ def add(input, other, *, alpha=1, out=None):
         alpha = bool(alpha)  # a bool result: other * alpha is other and alpha
         other = other if alpha else ops.logical_and(other, False) if isinstance(other, TensorPy) else False
     elif alpha != 1:
+        if _promotion.result_type(input, other) is mindspore.float16:
+            return _half_in_float32(add, input, other, alpha)
         input, other = _alpha_scaled(input, other, alpha)
     # The common cases first, inline: a call's cost is mostly the Python run between two kernels.
     if type(input) is Tensor:
@@ -153,6 +167,8 @@ def sub(input, other, *, alpha=1, out=None):
         if on_host is not None:
             return on_host
     if alpha != 1:
+        if _promotion.result_type(input, other) is mindspore.float16:
+            return _half_in_float32(sub, input, other, alpha)
         input, other = _alpha_scaled(input, other, alpha)
     if type(input) is Tensor and type(other) is Tensor and input._dtype is other._dtype \
             and input._shape == other._shape:
@@ -191,10 +207,25 @@ def div(input, other, *, rounding_mode=None, out=None):
             input = ops.scalar_to_tensor(input, other.dtype if other.is_floating_point() else mindspore.float32)
         return quotient(*tiled_operands(input, other))
     if rounding_mode == "floor":
-        return floor_divide(input, other)
+        if not (_tracks_grad(input) or _tracks_grad(other)) or not grad_enabled():
+            return floor_divide(input, other)
+        # torch differentiates this form (zero gradients) where floor_divide refuses: the values computed off
+        # the tape, then joined to the operands by a select that never takes them
+        from ..autograd.grad_mode import no_grad
+
+        with no_grad():
+            out = floor_divide(input, other)
+        for operand in (input, other):
+            if _tracks_grad(operand):
+                out = ops.where(ops.zeros(out.shape, mindspore.bool_), operand.astype(out.dtype), out)
+        return out
     if rounding_mode == "trunc":
         _check_integer_divisor(input, other)
-        truncated = ops.trunc(ops.div(input, other))
+        floating = any(isinstance(v, float) or isinstance(v, TensorPy) and v.is_floating_point()
+                       for v in (input, other))
+        # (IEEE division for floats: the sign of a zero divisor decides the infinity's, -2.8 / -0.0 is +inf)
+        truncated = ops.trunc(quotient(*tiled_operands(input, other)) if floating and isinstance(input, TensorPy)
+                              and isinstance(other, TensorPy) else ops.div(input, other))
         integral = [v for v in (input, other) if isinstance(v, Tensor) and not v.is_floating_point()]
         if integral and not any(isinstance(v, float) or (isinstance(v, Tensor) and v.is_floating_point())
                                 for v in (input, other)):
@@ -222,8 +253,8 @@ def floor_divide(input, other, *, out=None):
     if out is not None:  # (no gradient: torch does not refuse inputs that require grad here)
         return write_out(out, floor_divide(input, other), "floor_divide", differentiable=False)
     _check_integer_divisor(input, other)
-    if _promotion.result_type(input, other) is _F64:
-        return _float64_division("floor_divide")(input, other)
+    if _promotion.kind(_promotion.result_type(input, other)) == 2:
+        return _host_division("floor_divide")(*_scalars_as_tensors(input, other))
     return ops.floor_divide(input, other)
 
 
@@ -231,8 +262,8 @@ def remainder(input, other, *, out=None):
     if out is not None:
         return write_out(out, remainder(input, other), "remainder")
     _check_integer_divisor(input, other)
-    if _promotion.result_type(input, other) is _F64:
-        return _float64_division("remainder")(input, other)
+    if _promotion.kind(_promotion.result_type(input, other)) == 2:
+        return _host_division("remainder")(*_scalars_as_tensors(input, other))
     return ops.remainder(*_promoted(input, other))
 
 
@@ -240,19 +271,29 @@ def fmod(input, other, *, out=None):
     if out is not None:
         return write_out(out, fmod(input, other), "fmod")
     _check_integer_divisor(input, other)
-    if _promotion.result_type(input, other) is _F64:
-        return _float64_division("fmod")(input, other)
+    if _promotion.kind(_promotion.result_type(input, other)) == 2:
+        return _host_division("fmod")(*_scalars_as_tensors(input, other))
     return ops.fmod(*_promoted(input, other))
 
 
-_FLOAT64_DIVISIONS = {}
+_HOST_DIVISIONS = {}
 
 
-def _float64_division(name):
-    """fmod, remainder and floor_divide of float64 on the host from C's exact fmod: MindSpore's kernels divide
-    first (fmod(-3.0, 0.1) gave 0.0, torch -0.09999999999999984; 2.5 // 0.1 gave 25.0, torch 24.0).
+def _scalars_as_tensors(input, other):
+    """A Python number beside a tensor as a 0-d tensor of the result dtype: torch divides by 0.1 rounded to
+    float32 beside a float32 tensor, not by the double."""
+    dt = _promotion.result_type(input, other)
+    return tuple(v if isinstance(v, TensorPy) else Tensor(v, dt) for v in (input, other))
+
+
+def _host_division(name):
+    """fmod, remainder and floor_divide of floating tensors on the host from C's exact fmod, computed in float64
+    and rounded once (fmod is exact in every float dtype): MindSpore's kernels divide first (float64
+    fmod(-3.0, 0.1) gave 0.0, torch -0.09999999999999984; 2.5 // 0.1 gave 25.0, torch 24.0; float32
+    -5.6e29 % 799.7 gave -3.8e22 for 233.6), lose the sign of a zero divisor (-2.8 // -0.0 gave -inf) and
+    answer NaN for x % -inf.
     Derivatives as torch's: fmod d/dother = -trunc(a / b), remainder -floor(a / b), floor_divide refused."""
-    op = _FLOAT64_DIVISIONS.get(name)
+    op = _HOST_DIVISIONS.get(name)
     if op is None:
         import numpy as np
         from .host_special import pointwise
@@ -272,7 +313,7 @@ def _float64_division(name):
             "remainder": (torch_remainder, (ones, lambda a, b: -np.floor_divide(a, b))),
             "floor_divide": (np.floor_divide, (refuse, refuse)),
         }[name]
-        op = _FLOAT64_DIVISIONS[name] = pointwise(name, fn, derivatives)
+        op = _HOST_DIVISIONS[name] = pointwise(name, fn, derivatives)
     return op
 
 
@@ -629,6 +670,9 @@ def _hypot(input, other):
     input, other = _same_dtype(input, other)
     if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype == other.dtype == mindspore.float64:
         return _Hypot64.apply(input, other)
+    if isinstance(input, Tensor) and input.dtype == mindspore.float16:  # (no float16 kernel: in float32, rounded)
+        return ops.hypot(input.astype(mindspore.float32), _promotion.cast_operand(other, mindspore.float32)) \
+            .astype(mindspore.float16)
     return ops.hypot(input, other)
 
 
@@ -840,7 +884,10 @@ nan_to_num.__wrapped_for_bf16__ = True  # the default limits are bfloat16's, so 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     diff = ops.abs(ops.sub(input, other))
     tol = ops.add(ops.mul(ops.abs(other), rtol), atol)
-    close = ops.logical_or(ops.less_equal(diff, tol), ops.equal(input, other))
+    within = ops.less_equal(diff, tol)
+    if diff.is_floating_point():  # an infinity is close only to itself (its tolerance is infinite too)
+        within = ops.logical_and(within, ops.isfinite(diff))
+    close = ops.logical_or(within, ops.equal(input, other))
     if equal_nan:
         close = ops.logical_or(close, ops.logical_and(ops.isnan(input), ops.isnan(other)))
     return close

@@ -232,11 +232,14 @@ def positive(input):
 # ---------------------------------------------------------------- binary, floating valued
 @_floating_op
 def xlogy(input, other):
-    # 0 wherever input is 0 (unless other is NaN), also for other = 0 or inf: there the log's infinity is read as
-    # 0, so the product is 0 and the gradients are torch's (log(other) for input, input / other = 0 for other)
+    # +0 wherever input is 0 and other is not NaN: where the log is infinite or NaN (other = 0, inf, negative) it
+    # is read as 0, which also gives torch's zero gradients there; adding +0.0 at those positions turns the -0.0
+    # of input = -0.0 or of a negative log into torch's +0.0 and leaves the gradient log(other)
     log_other = pw.log(other)
-    zero = pw.logical_and(pw.eq(input, 0), pw.isinf(log_other))
-    return pw.mul(input, pw.where(zero, ops.zeros((), log_other.dtype), log_other))
+    zero_input = pw.logical_and(pw.eq(input, 0), pw.logical_not(pw.isnan(other)))
+    zero = pw.logical_and(zero_input, pw.logical_not(pw.isfinite(log_other)))
+    product = pw.mul(input, pw.where(zero, ops.zeros((), log_other.dtype), log_other))
+    return pw.where(zero_input, pw.add(product, 0.0), product)
 
 
 def _log_add(input, other, exp_fn, log1p_fn):
