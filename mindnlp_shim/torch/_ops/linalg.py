@@ -281,6 +281,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_norm_dtype("vector_norm", x, dtype)
     if dtype is not None:
         x = x.astype(dtype)
+    if x.dtype == mindspore.float16:  # torch accumulates in float32 (float16 squares overflowed: inf for 3162)
+        return vector_norm(x.astype(mindspore.float32), ord, dim, keepdim).astype(mindspore.float16)
     a = _abs(x)  # (real for a complex x: the norm of a complex vector is real, as torch's)
     if ord == float("inf"):
         return amax(a, dim if dim is not None else (), keepdim)

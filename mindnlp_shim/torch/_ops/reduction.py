@@ -280,6 +280,9 @@ def var(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None
         correction = 1 if unbiased else 0
     if isinstance(dim, bool):  # legacy var(input, unbiased)
         correction, dim = (1 if dim else 0), None
+    if input.dtype == mindspore.float16:  # torch accumulates in float32 (float16 squares overflowed to inf)
+        return var(input.astype(mindspore.float32), dim, correction=correction, keepdim=keepdim) \
+            .astype(mindspore.float16)
     m = mean(input, dim, keepdim=True)
     sq = ops.square(ops.sub(input, m))
     n = input.numel() if dim is None else _count(input, dim)
@@ -343,6 +346,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
     if input.ndim == 0:  # (MindSpore's kernel refuses rank 0; torch's answer is the element)
         wrap_dim(dim, 1)
         return ops.cumsum(input.reshape(1), 0).reshape(())
+    if input.dtype == mindspore.float16:  # torch accumulates in float32 (a float16 running sum drifts: 0.11 off)
+        return ops.cumsum(input.astype(mindspore.float32), dim).astype(mindspore.float16)
     return ops.cumsum(input, dim)
 
 
@@ -357,6 +362,8 @@ def cumprod(input, dim, *, dtype=None, out=None):
     if input.ndim == 0:  # (MindSpore's kernel refuses rank 0; torch's answer is the element)
         wrap_dim(dim, 1)
         return cumprod(input.reshape(1), 0).reshape(())
+    if input.dtype == mindspore.float16:  # torch accumulates in float32
+        return cumprod(input.astype(mindspore.float32), dim).astype(mindspore.float16)
     if grad_enabled() and input.requires_grad and input.dtype in _dtype.FLOATING and bool(ops.equal(input, 0).any()):
         return _CumprodThroughZeros.apply(input, wrap_dim(dim, input.ndim))
     return _in_dtype(ops.cumprod(input, dim), dtype)

@@ -2,7 +2,30 @@
 
 Running statistics are written in place (outside autograd) as torch does: running = (1 - momentum) running +
 momentum batch_statistic, with the unbiased variance."""
+import functools
+import inspect
+
 from ... import torch
+
+
+def float16_statistics_in_float32(fn):
+    """`fn(input, ...)` computed in float32 for a float16 input (its weight and bias cast too), the result rounded
+    back: torch accumulates half-precision statistics in float32, where float16 squares overflowed (a group norm of
+    values near 300 came out 0). Running statistics stay the caller's tensors, written in place."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(input, *args, **kwargs):
+        if input.dtype != torch.float16:
+            return fn(input, *args, **kwargs)
+        bound = signature.bind(input, *args, **kwargs)
+        for name in ("input", "weight", "bias"):
+            value = bound.arguments.get(name)
+            if isinstance(value, torch.Tensor) and value.dtype == torch.float16:
+                bound.arguments[name] = value.float()
+        return fn(*bound.args, **bound.kwargs).to(torch.float16)
+
+    return wrapper
 
 
 def _channel_shape(input):
@@ -24,6 +47,7 @@ def _normalise(input, mean, var, weight, bias, eps):
     return out
 
 
+@float16_statistics_in_float32
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if input.dim() < 2:
         raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
@@ -45,6 +69,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _normalise(input, running_mean, running_var, weight, bias, eps)
 
 
+@float16_statistics_in_float32
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     if input.dim() < 3:

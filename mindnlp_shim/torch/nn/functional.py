@@ -16,6 +16,7 @@ from .._ops.broadcast import expanded as _expanded
 from .._ops.dense import kernel_operand as _kernel_operand
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
 from .._inplace import leaf_meta_is_stale as _leaf_meta_is_stale
+from . import _norm_functions
 from .._runtime import grad_enabled
 from ..autograd.function import Function as _Function
 from .._generator.sampling import DRAW_AHEAD_MAX, bernoulli_scalar as _bernoulli_scalar
@@ -193,6 +194,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return y if weight is None else ops.mul(y, weight)
 
 
+@_norm_functions.float16_statistics_in_float32
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(n, num_groups, -1)
@@ -744,6 +746,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     x1 = x1 if tuple(x1.shape) == shape else ops.broadcast_to(x1, shape)
     x2 = x2 if tuple(x2.shape) == shape else ops.broadcast_to(x2, shape)
     dim = dim % len(shape)
+    if x1._dtype is mindspore.float16:  # in float32, rounded once, as torch's (float16 norms overflowed: 0.0 for 1.0)
+        out = cosine_similarity(x1.astype(mindspore.float32), x2.astype(mindspore.float32), dim, eps)
+        return (out.reshape(()) if squeeze else out).astype(mindspore.float16)
     unit1 = ops.div(x1, _ClampedNorm.apply(x1, dim, eps))
     unit2 = ops.div(x2, _ClampedNorm.apply(x2, dim, eps))
     out = _red.sum(ops.mul(unit1, unit2), dim)
