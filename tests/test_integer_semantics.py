@@ -143,3 +143,71 @@ def test_python_number_written_into_integer_dtype(dtype, value, how):
         except (RuntimeError, ValueError, OverflowError):
             outcomes.append("error")
     assert outcomes[1] == outcomes[0], (dtype, value, how)
+
+
+_BIG = [5847555705260852960 // 7, -2795152987771172518, 9007199254740993, 2**62 + 1, -2**63 + 5, 123456789012345678]
+EXACT_CALLS = {
+    # MindSpore's CPU sum of int64 goes through float64: it saturated at -2^63 and dropped the digits past 2^53
+    "int64 sum overflow": lambda T: T.tensor(_BIG).sum(),
+    "int64 sum dim": lambda T: T.tensor([_BIG[:3], _BIG[3:]]).sum(1),
+    "int64 sum keepdim dims": lambda T: T.tensor([_BIG[:3], _BIG[3:]]).sum((0, 1), keepdim=True),
+    "int64 nansum": lambda T: T.nansum(T.tensor(_BIG)),
+    "int64 trace": lambda T: T.tensor([_BIG[:2], _BIG[2:4]]).trace(),
+    "int8 sum dim is int64": lambda T: T.tensor([[100, 100], [-128, 127]], dtype=T.int8).sum(1),
+    "int32 sum dtype int16": lambda T: T.tensor([30000, 30000], dtype=T.int32).sum(dtype=T.int16),
+    "sum dim out of range": lambda T: T.tensor([1, 2]).sum(3),
+    # int64 remainder went through floating point: x % -7 gave numbers past -7
+    "int64 % -7": lambda T: T.tensor(_BIG) % -7,
+    "int64 fmod 1000": lambda T: T.fmod(T.tensor(_BIG), 1000),
+    "int64 // 3": lambda T: T.tensor(_BIG) // 3,
+    "int64 div trunc": lambda T: T.div(T.tensor(_BIG), -3, rounding_mode="trunc"),
+    "int8 div trunc": lambda T: T.div(T.tensor([-7, 7, -128], dtype=T.int8), T.tensor([2, -2, -1], dtype=T.int8),
+                                      rounding_mode="trunc"),
+    "int8 % int8": lambda T: T.tensor([-7, 7, -128], dtype=T.int8) % T.tensor([3, -3, 5], dtype=T.int8),
+    "uint8 // uint8": lambda T: T.tensor([250, 7], dtype=T.uint8) // T.tensor([3, 2], dtype=T.uint8),
+    # torch keeps an integer dot's dtype, wrapping
+    "int8 dot": lambda T: T.dot(T.tensor([100, 100], dtype=T.int8), T.tensor([3, 1], dtype=T.int8)),
+    "int64 dot": lambda T: T.dot(T.tensor(_BIG[:3]), T.tensor([3, -1, 2])),
+    # torch's lcm: |a / gcd * b| in C's int (narrow types) or the operands' type, wrapping
+    "int8 lcm": lambda T: T.lcm(T.tensor([100, -90, 7], dtype=T.int8), T.tensor([3, 77, 11], dtype=T.int8)),
+    "int32 lcm": lambda T: T.lcm(T.tensor([1900000604, 2**30 + 3], dtype=T.int32),
+                                 T.tensor([3, 7], dtype=T.int32)),
+    # MindSpore's Sign has no kernel for these
+    "int8 sign": lambda T: T.tensor([-5, 0, 7], dtype=T.int8).sign(),
+    "uint8 sign": lambda T: T.tensor([0, 7], dtype=T.uint8).sign(),
+    "int16 sign": lambda T: T.sign(T.tensor([-5, 0, 7], dtype=T.int16)),
+}
+
+
+def _exact_outcome(T, name):
+    try:
+        value = EXACT_CALLS[name](T)
+    except Exception:  # noqa: BLE001  (raising is what is compared)
+        return ("error",)
+    return ("value", str(value.dtype).replace("torch.", ""), tuple(value.shape), repr(value.tolist()))
+
+
+@pytest.mark.parametrize("name", sorted(EXACT_CALLS))
+def test_integer_results_are_exact_as_torch_s(name):
+    assert _exact_outcome(mt, name) == _exact_outcome(rt, name)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dtype=st.sampled_from(_DTYPES), seed=st.integers(0, 9999),
+       op=st.sampled_from(["sum", "cumsum", "remainder", "fmod", "floor_divide", "trunc", "dot", "lcm"]))
+def test_integer_ops_over_the_whole_range(dtype, seed, op):
+    """Values drawn over the dtype's whole range: results wrap exactly as torch's."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(info.min, int(info.max) + 1, 16).astype(dtype)
+    b = rng.integers(info.min, int(info.max) + 1, 16).astype(dtype)
+    b[b == 0] = 1
+    calls = {"sum": lambda T, x, y: x.sum(), "cumsum": lambda T, x, y: x.cumsum(0),
+             "remainder": lambda T, x, y: x % y, "fmod": lambda T, x, y: T.fmod(x, y),
+             "floor_divide": lambda T, x, y: x // y, "trunc": lambda T, x, y: T.div(x, y, rounding_mode="trunc"),
+             "dot": lambda T, x, y: T.dot(x, y), "lcm": lambda T, x, y: T.lcm(x, y)}
+    results = []
+    for T in (rt, mt):
+        out = calls[op](T, T.from_numpy(a.copy()), T.from_numpy(b.copy()))
+        results.append((str(out.dtype).replace("torch.", ""), out.tolist()))
+    assert results[1] == results[0]

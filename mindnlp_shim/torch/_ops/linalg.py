@@ -1,6 +1,7 @@
 """Matrix products, norms and factorizations."""
 
 import mindspore
+import numpy as np
 from mindspore import ops
 
 from .. import _dtype
@@ -164,6 +165,9 @@ def dot(input, other, *, out=None):
     if input._dtype is not other._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_name(input._dtype)} and "
                            f"{type_name(other._dtype)}")
+    if input._dtype in _dtype.INTEGRAL:  # torch keeps the dtype, wrapping (MindSpore summed in int64 via floats)
+        values = np.dot(input.asnumpy().astype(np.int64), other.asnumpy().astype(np.int64))
+        return mindspore.Tensor(np.asarray(values).astype(input.asnumpy().dtype))
     product = ops.mul(input, other)
     if product.size == 0:  # MindSpore's sum of an empty tensor is left uninitialized: torch.sum's zero
         from .reduction import sum as _sum

@@ -221,6 +221,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         return out
     if rounding_mode == "trunc":
         _check_integer_divisor(input, other)
+        if _integral(input) and _integral(other) and not (_is_bool(input) and _is_bool(other)):
+            return _integer_division(_truncated_quotient, input, other)
         floating = any(isinstance(v, float) or isinstance(v, TensorPy) and v.is_floating_point()
                        for v in (input, other))
         # (IEEE division for floats: the sign of a zero divisor decides the infinity's, -2.8 / -0.0 is +inf)
@@ -253,8 +255,11 @@ def floor_divide(input, other, *, out=None):
     if out is not None:  # (no gradient: torch does not refuse inputs that require grad here)
         return write_out(out, floor_divide(input, other), "floor_divide", differentiable=False)
     _check_integer_divisor(input, other)
-    if _promotion.kind(_promotion.result_type(input, other)) == 2:
+    kind = _promotion.kind(_promotion.result_type(input, other))
+    if kind == 2:
         return _host_division("floor_divide")(*_scalars_as_tensors(input, other))
+    if kind == 1:
+        return _integer_division(np.floor_divide, input, other)
     return ops.floor_divide(input, other)
 
 
@@ -262,8 +267,11 @@ def remainder(input, other, *, out=None):
     if out is not None:
         return write_out(out, remainder(input, other), "remainder")
     _check_integer_divisor(input, other)
-    if _promotion.kind(_promotion.result_type(input, other)) == 2:
+    kind = _promotion.kind(_promotion.result_type(input, other))
+    if kind == 2:
         return _host_division("remainder")(*_scalars_as_tensors(input, other))
+    if kind == 1:
+        return _integer_division(np.remainder, input, other)
     return ops.remainder(*_promoted(input, other))
 
 
@@ -271,12 +279,29 @@ def fmod(input, other, *, out=None):
     if out is not None:
         return write_out(out, fmod(input, other), "fmod")
     _check_integer_divisor(input, other)
-    if _promotion.kind(_promotion.result_type(input, other)) == 2:
+    kind = _promotion.kind(_promotion.result_type(input, other))
+    if kind == 2:
         return _host_division("fmod")(*_scalars_as_tensors(input, other))
+    if kind == 1:
+        return _integer_division(np.fmod, input, other)
     return ops.fmod(*_promoted(input, other))
 
 
 _HOST_DIVISIONS = {}
+
+
+def _truncated_quotient(a, b):
+    """C's integer division (toward zero) of NumPy integer arrays, exact."""
+    q = np.floor_divide(a, b)
+    return q + ((q * b != a) & ((a < 0) != (b < 0))).astype(q.dtype)
+
+
+def _integer_division(np_fn, input, other):
+    """floor_divide, remainder or fmod of integers in NumPy, exact in the result dtype: MindSpore's int64
+    remainder went through floating point (x % -7 of large int64 values gave numbers past -7)."""
+    a, b = (v.asnumpy() for v in _scalars_as_tensors(*_promoted(input, other)))
+    with host_small.quiet_numpy():  # (INT_MIN // -1 wraps, as torch's does)
+        return Tensor(np.require(np_fn(a, b), requirements="C"))
 
 
 def _scalars_as_tensors(input, other):
@@ -468,7 +493,17 @@ floor = _unary(_integers_unchanged(ops.floor, "floor"), "floor", exact=True)
 ceil = _unary(_integers_unchanged(_with_zero_gradient(ops.ceil), "ceil"), "ceil", exact=True)
 trunc = fix = _unary(_integers_unchanged(ops.trunc, "trunc"), "trunc", exact=True)
 frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac", exact=True)
-sign = _unary(_with_zero_gradient(ops.sign), "sign", exact=True)
+def _integer_sign(ms_sign):
+    """sign with NumPy's for the integer types MindSpore's Sign kernel lacks (int8, uint8, int16: a TypeError)."""
+    def op(input):
+        if isinstance(input, TensorPy) and input._dtype in (mindspore.int8, mindspore.uint8, mindspore.int16):
+            return Tensor(np.require(np.sign(input.asnumpy()), requirements="C"))
+        return ms_sign(input)
+
+    return op
+
+
+sign = _unary(_integer_sign(_with_zero_gradient(ops.sign)), "sign", exact=True)
 sgn = sign
 reciprocal = _unary(ops.reciprocal, "reciprocal")
 square = _unary(ops.square, "square")

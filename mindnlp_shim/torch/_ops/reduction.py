@@ -8,7 +8,7 @@ from .. import _dtype
 from .softmax_kernel import softmax_kernel
 from . import host_small, pointwise
 from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
-from .._runtime import grad_enabled
+from .._runtime import ON_CPU, grad_enabled
 from ..autograd.function import Function, first_order_only
 from ..return_types import return_type
 
@@ -72,7 +72,19 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         return _empty_reduction(input, dim, keepdim, 0, dtype or input.dtype)
     if dtype is not None and dtype != input.dtype:
         input = input.astype(dtype)
+    if input._dtype in _INTEGER_SUMS and ON_CPU:
+        # exact and wrapping, as torch's: MindSpore's CPU sum of int64 goes through float64 (it saturated at
+        # -2^63 and lost the low digits past 2^53)
+        axis = dim if dim is None or type(dim) is int else tuple(_dim_tuple(dim)) or None  # (dim=() is all)
+        if type(dim) is int or axis is not None:
+            for d in ((dim,) if type(dim) is int else axis):
+                wrap_dim(d, input.ndim or 1)  # (torch's IndexError; `max` here is torch.max)
+        values = input.asnumpy()
+        return Tensor(np.asarray(np.sum(values, axis=axis, keepdims=keepdim, dtype=values.dtype)))
     return _in_dtype(mint.sum(input, dim if dim is None or type(dim) is int else _dim_tuple(dim), keepdim), dtype)
+
+
+_INTEGER_SUMS = (mindspore.int64, mindspore.int32, mindspore.int16, mindspore.int8, mindspore.uint8)
 
 
 def _in_dtype(result, dtype):

@@ -337,7 +337,20 @@ def _integral_only(fn, name):
 
 
 gcd = _numpy_op(_integral_only(np.gcd, "gcd"))
-lcm = _numpy_op(_integral_only(np.lcm, "lcm"))
+def _wrapping_lcm(a, b):
+    """torch's lcm: |a / gcd * b| computed as C computes it, in int for the narrower types and in the operands'
+    type otherwise, wrapping, then cast to the result dtype (NumPy's lcm takes the absolute values first, so its
+    signs differ wherever the product wraps)."""
+    a, b = np.asarray(a), np.asarray(b)
+    dt = np.result_type(a, b)
+    dt = np.int32 if dt.itemsize < 4 else dt
+    a, b = a.astype(dt), b.astype(dt)
+    g = np.gcd(a, b)
+    with np.errstate(all="ignore"):
+        return np.abs(np.where(g == 0, 0, (a // np.where(g == 0, 1, g)) * b))
+
+
+lcm = _numpy_op(_integral_only(_wrapping_lcm, "lcm"))
 _nextafter_values = _numpy_op(np.nextafter)
 def nextafter(input, other, *, out=None):
     for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
