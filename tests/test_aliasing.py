@@ -55,6 +55,9 @@ VIEWS = {
     "view_of_slice": lambda T, x: x[:, 2:].view(4, 2, 2),
     "reshape_of_transpose_split": lambda T, x: x.t().reshape(2, 3, 4),
     "view_of_view": lambda T, x: x.view(-1).view(3, 8)[1],
+    "unfold": lambda T, x: x.unfold(1, 3, 3),  # (non-overlapping windows: every write has one place)
+    "unfold_of_transpose": lambda T, x: x.t().unfold(1, 2, 2),
+    "view_dtype_same_size": lambda T, x: x.view(T.int32).view(T.float32),
 }
 
 # name -> fn(T, t): an in-place write into t

@@ -194,10 +194,13 @@ def _unfold(input, dimension, size, step):
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     count = (length - size) // step + 1
-    windows = np.arange(count)[:, None] * step + np.arange(size)[None, :]
-    picked = indexing.index_select(input, dim, Tensor(windows.reshape(-1).astype(np.int64)))
-    shape = tuple(input.shape[:dim]) + (count, size) + tuple(input.shape[dim + 1:])
-    return sh.movedim(picked.reshape(shape), dim + 1, -1)
+    # a view over input's memory, as torch's (writes through the windows reach the input)
+    from .strided_views import as_strided
+
+    stride = input.stride()
+    shape = tuple(input.shape[:dim]) + (count,) + tuple(input.shape[dim + 1:]) + (size,)
+    strides = tuple(stride[:dim]) + (stride[dim] * step,) + tuple(stride[dim + 1:]) + (stride[dim],)
+    return as_strided(input, shape, strides, input.storage_offset())
 
 
 def _sum_to_size(input, *size):

@@ -91,10 +91,26 @@ def view_as_dtype(input, dtype):
         return input
     from .. import _dtype
 
-    # reinterpret the bytes (a new tensor: MindSpore cannot alias one storage under two dtypes)
+    old, new = _dtype.ITEMSIZE[input.dtype], _dtype.ITEMSIZE[dtype]
+    names = f"{type_name(input.dtype)} as {type_name(dtype)}"
+    if old != new:  # torch's conditions for a view across element sizes
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names} (different element sizes)")
+        if input.shape[-1] != 1 and input.stride()[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names} (different element sizes), but got "
+                               f"{input.stride()[-1]}")
+        if new > old and input.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} to view {names} (different "
+                               f"element sizes), but got {input.shape[-1]}")
+    from .._memory import host_view
+    from .._runtime import ON_CPU
+
+    bfloat16 = mindspore.bfloat16 in (input.dtype, dtype)  # (no NumPy type to read it as)
+    if ON_CPU and not bfloat16 and input.is_contiguous():
+        # the same memory read as `dtype`: writes through either show in the other, as torch's view
+        return Tensor.from_numpy(host_view(input).view(_dtype.to_numpy_dtype(dtype)))
+    # a copy of the bytes read as `dtype` (a non-contiguous input, or bfloat16: MindSpore cannot alias those)
     arr = np.ascontiguousarray(input.asnumpy())
-    if arr.ndim == 0 and _dtype.ITEMSIZE[dtype] != arr.itemsize:
-        raise RuntimeError("self.dim() cannot be 0 to view a tensor as a dtype of a different size")
     return Tensor.from_numpy(arr.view(_dtype.to_numpy_dtype(dtype)))
 
 
