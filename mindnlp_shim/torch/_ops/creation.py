@@ -213,8 +213,56 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if out is not None:
         return _factory_out(out, linspace(start, end, steps, dtype=dtype or out_dtype(out, "linspace")), "linspace")
     _refuse_bool(dtype, "linspace")
-    arr = np.linspace(float(start), float(end), int(steps))
-    return _finish(_from_numpy_copy(arr, dtype or _dtype.get_default_dtype()), device, requires_grad)
+    dtype = dtype or _dtype.get_default_dtype()
+    if dtype in _dtype.COMPLEX or isinstance(start, complex) or isinstance(end, complex):
+        arr = np.linspace(start, end, int(steps))
+    else:
+        arr = _torch_linspace(start, end, int(steps), dtype)
+    return _finish(_from_numpy_copy(arr, dtype), device, requires_grad)
+
+
+def _to_bfloat16(values):
+    """float32 values rounded to the nearest bfloat16 (ties to even), kept as float32."""
+    values = np.asarray(values, np.float32)
+    bits = values.reshape(-1).view(np.uint32)
+    bits = (bits + (((bits >> 16) & 1) + np.uint32(0x7FFF))) & np.uint32(0xFFFF0000)
+    return bits.view(np.float32).reshape(values.shape)
+
+
+def _bfloat16_linspace(start, end, steps):
+    """_torch_linspace in bfloat16 arithmetic: every operation rounded to bfloat16."""
+    first, last = _to_bfloat16(np.float32(start)), _to_bfloat16(np.float32(end))
+    if steps <= 1:
+        return np.full(steps, first, np.float32)
+    index = np.arange(steps, dtype=np.float32)
+    step = _to_bfloat16(_to_bfloat16(last - first) / np.float32(steps - 1))
+    low = _to_bfloat16(first + _to_bfloat16(step * _to_bfloat16(index)))
+    high = _to_bfloat16(last - _to_bfloat16(step * _to_bfloat16(np.float32(steps - 1) - index)))
+    return np.where(np.arange(steps) < steps // 2, low, high)
+
+
+def _torch_linspace(start, end, steps, dtype):
+    """torch's CPU linspace, value for value: start and end converted to the dtype, the step (end - start) /
+    (steps - 1) in its arithmetic (double for integers), the first half start + step * i and the second half
+    end - step * (steps - 1 - i), each a fused multiply-add with one rounding (emulated in long double; float16
+    and bfloat16 round each operation). np.linspace rounds differently in about half the float32 cases (1 ulp)."""
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    if dtype is mindspore.bfloat16:
+        return _bfloat16_linspace(float(start), float(end), steps)
+    integral = dtype in _dtype.INTEGRAL
+    target = np.int64 if integral else np.float16 if dtype is mindspore.float16 else \
+        np.float64 if dtype is mindspore.float64 else np.float32  # (bfloat16 through float32)
+    calc = np.float64 if integral else target
+    first, last = (calc(target(v)) if integral else calc(v) for v in (float(start), float(end)))
+    if steps <= 1:
+        return np.full(steps, first, calc)
+    index = np.arange(steps)
+    step = (last - first) / calc(steps - 1)
+    wide = np.float16 if calc is np.float16 else np.longdouble
+    low = (wide(first) + wide(step) * index.astype(wide)).astype(calc)
+    high = (wide(last) - wide(step) * (steps - 1 - index).astype(wide)).astype(calc)
+    return np.where(index < steps // 2, low, high)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
