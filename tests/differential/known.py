@@ -95,7 +95,7 @@ KNOWN = [
           "torch raises NotImplementedError: 'abs_cpu' not implemented for 'Bool'; the shim returns"),
     Known(['Tensor.__and__', 'Tensor.__iand__', 'Tensor.__rand__', 'Tensor.bitwise_and', 'Tensor.bitwise_and_', 'torch.bitwise_and'], 'always', ['exception-type'],
           "torch raises NotImplementedError: 'bitwise_and_cpu' not implemented for 'Float'; the shim TypeError: For primitive[BitwiseAnd], the input argum"),
-    Known(['Tensor.__iadd__', 'Tensor.add_'], 'empty', ['raises'],
+    Known(['Tensor.add_'], 'empty', ['raises'],
           'torch returns; the shim raises RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. '),
     Known(['Tensor.__ipow__', 'Tensor.pow_'], 'bfloat16', ['grad'],
           'grad[1]: 1 of 1 elements differ, e.g. at (): shim 1.831817626953125 torch 1.828125 (rtol 1e-10, atol 1e-12)'),
@@ -177,8 +177,6 @@ KNOWN = [
           "torch raises NotImplementedError: 'frac_cpu' not implemented for 'Long'; the shim returns"),
     Known(['Tensor.hypot', 'torch.hypot'], 'python_scalar', ['no-raise'],
           "torch raises TypeError: hypot(): argument 'other' (position 1) must be Tensor, not int; the shim returns"),
-    Known(['Tensor.hypot', 'Tensor.hypot_', 'torch.hypot'], 'half', ['raises'],
-          "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['Tensor.hypot_'], 'python_scalar', ['no-raise'],
           "torch raises TypeError: hypot_(): argument 'other' (position 1) must be Tensor, not int; the shim returns"),
     Known(['Tensor.isinf', 'Tensor.isneginf', 'Tensor.isposinf', 'torch.isinf', 'torch.isneginf', 'torch.isposinf'], 'int_input', ['raises'],
@@ -273,8 +271,6 @@ KNOWN = [
           "torch raises TypeError: arctan2(): argument 'other' (position 2) must be Tensor, not int; the shim returns"),
     Known(['torch.broadcast_shapes'], 'always', ['exception-type'],
           'torch raises RuntimeError: Attempting to broadcast a dimension of length 7 at -1! Mismatching argument at index 1 had (4, 0, 0, 7); but expecte'),
-    Known(['torch.bucketize', 'torch.searchsorted'], 'float16', ['raises'],
-          'torch returns; the shim raises RuntimeError: bad_function_call'),
     Known(['torch.cholesky_inverse', 'torch.cholesky_solve', 'torch.det', 'torch.inverse', 'torch.logdet', 'torch.slogdet', 'torch.triangular_solve'], 'always', ['raises'],
           'torch returns; the shim raises ValueError: For primitive[MatrixInverse], the row size must be greater than or equal to 2, but got 1.'),
     Known(['torch.expand', 'torch.expand_as'], 'always', ['no-raise'],
@@ -415,6 +411,11 @@ KNOWN = [
 # Disagreements whose shim values come from uninitialized memory: they agree with torch by chance on some
 # runs, so they are accepted but not checked strictly.
 UNSTABLE = [
+    Known(["F.group_norm"], "float16", ["grad"],
+          "float16 input, computed in float32 as torch's forward is (float16 statistics overflowed): where a "
+          "group's input gradient is zero analytically (a group of two elements, whose outputs sum to zero), "
+          "torch's float16 backward leaves rounding noise up to ~1e-2 and the shim's ~1e-3, beyond the float16 "
+          "tolerance; drawn only now and then"),
     Known(["torch.cat", "torch.concat", "torch.concatenate"], "empty_grad", ["grad"],
           "an empty 1-D operand that requires grad beside one non-empty operand that does not: torch's result "
           "requires grad, the shim's does not (linking the empty leaf makes MindSpore's backward look for a Clone "
