@@ -221,16 +221,10 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _finish(_from_numpy_copy(arr, dtype), device, requires_grad)
 
 
-def _to_bfloat16(values):
-    """float32 values rounded to the nearest bfloat16 (ties to even), kept as float32."""
-    values = np.asarray(values, np.float32)
-    bits = values.reshape(-1).view(np.uint32)
-    bits = (bits + (((bits >> 16) & 1) + np.uint32(0x7FFF))) & np.uint32(0xFFFF0000)
-    return bits.view(np.float32).reshape(values.shape)
-
-
 def _bfloat16_linspace(start, end, steps):
     """_torch_linspace in bfloat16 arithmetic: every operation rounded to bfloat16."""
+    from .._generator.sampling import to_bfloat16 as _to_bfloat16
+
     first, last = _to_bfloat16(np.float32(start)), _to_bfloat16(np.float32(end))
     if steps <= 1:
         return np.full(steps, first, np.float32)
