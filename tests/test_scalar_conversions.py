@@ -114,6 +114,15 @@ CALLS = {
     "clamp float32 max 1e39": lambda T: T.tensor([1., 2.]).clamp(max=1e39),
     "clamp float16 max 1e6": lambda T: T.tensor([1., 2.], dtype=T.float16).clamp(max=1e6),
     "clamp uint8 0-d bound 300": lambda T: T.clamp(T.tensor([1, 2], dtype=T.uint8), T.tensor(300)),
+    # a Python float compared with a float16/bfloat16 tensor is first rounded to the tensor's dtype
+    "float16 == 0.1": lambda T: T.tensor([0.1, 0.2], dtype=T.float16) == 0.1,
+    "0.1 > float16": lambda T: 0.1 > T.tensor([0.1, 0.09], dtype=T.float16),
+    "float16 ne 0.1": lambda T: T.ne(T.tensor([0.1], dtype=T.float16), 0.1),
+    "bfloat16 <= 0.1": lambda T: T.tensor([0.1, 0.2], dtype=T.bfloat16) <= 0.1,
+    "float16 < 1e39": lambda T: T.tensor([65504.0, float("inf")], dtype=T.float16) < 1e39,
+    "float32 == 0.1": lambda T: T.tensor([0.1]) == 0.1,
+    "isclose float32 float64": lambda T: T.isclose(T.tensor([1.0]), T.tensor([1.0], dtype=T.float64)),
+    "allclose float32 float16": lambda T: T.tensor([T.allclose(T.tensor([1.0]), T.tensor([1.0], dtype=T.float16))]),
     # index_put takes no source of another dtype
     "index_put uint8 int64": lambda T: T.zeros(2, dtype=T.uint8).index_put((T.tensor([0]),), T.tensor(300)),
     "index_put float32 float64": lambda T: T.zeros(2).index_put((T.tensor([0]),), T.tensor(3., dtype=T.float64)),

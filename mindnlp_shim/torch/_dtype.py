@@ -120,9 +120,20 @@ def _c_name(dtype):
 
 
 def wrapped_to(value, dtype):
-    """The Python int `value` cast to the integer `dtype` as C casts it (two's complement, wrapping): what
-    torch compares an integer tensor with. Other values and dtypes come back unchanged; int64 too (a value past
-    it is an error there)."""
+    """The Python int `value` cast to the integer `dtype` as C casts it (two's complement, wrapping), or the
+    Python float `value` rounded to float16/bfloat16: what torch compares such a tensor with. Other values and
+    dtypes come back unchanged; int64 too (a value past it is an error there)."""
+    if type(value) is float:
+        if dtype is mindspore.float32 and BFLOAT16_IN_FLOAT32.active:
+            dtype = mindspore.bfloat16  # (a bfloat16 comparison computed in float32)
+        if dtype is mindspore.float16:
+            with np.errstate(over="ignore"):  # (past float16's range: inf, as the cast gives)
+                return float(np.float16(value))
+        if dtype is mindspore.bfloat16:
+            from ._generator.sampling import to_bfloat16
+
+            return float(to_bfloat16(np.float32(value)).reshape(()))
+        return value
     bits = _INTEGER_BITS.get(dtype)
     if bits is None or type(value) is not int or bits[0] == 64:
         return value

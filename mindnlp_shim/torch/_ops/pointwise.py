@@ -564,26 +564,29 @@ def _binary(ms_fn, name, host=None):
 
 
 def _scalar_in_tensor_dtype(compare):
-    """`compare` with a Python int beside an integer tensor first cast to the tensor's dtype, as torch casts it
-    (an int8 tensor compared with 200 is compared with -56, a uint8 one with 257 with 1)."""
-    def compared(input, other):
-        if type(input) is Tensor and type(other) is int:
+    """`compare` with a Python number beside a tensor first cast to the tensor's dtype, as torch casts it (an int8
+    tensor compared with 200 is compared with -56, a uint8 one with 257 with 1, a float16 one with 0.1 with
+    0.0999755859375)."""
+    def compared(input, other, *, out=None):
+        if type(input) is Tensor and (type(other) is int or type(other) is float):
             other = _dtype.wrapped_to(other, input._dtype)
-        elif type(other) is Tensor and type(input) is int:
+        elif type(other) is Tensor and (type(input) is int or type(input) is float):
             input = _dtype.wrapped_to(input, other._dtype)
-        return compare(input, other)
+        return compare(input, other, out=out)
 
+    compared.__name__ = compared.__qualname__ = compare.__name__
     return compared
 
 
 # (IEEE comparisons: NumPy's and torch's agree on every value, nan and signed zeros included; the host takes
-# int32/int64 tensors with scalars inside their range only, see host_small.scalar)
-eq = _binary(_scalar_in_tensor_dtype(ops.equal), "eq", np.equal)
-ne = not_equal = _binary(_scalar_in_tensor_dtype(ops.not_equal), "ne", np.not_equal)
-lt = less = _binary(_scalar_in_tensor_dtype(ops.less), "lt", np.less)
-le = less_equal = _binary(_scalar_in_tensor_dtype(ops.less_equal), "le", np.less_equal)
-gt = greater = _binary(_scalar_in_tensor_dtype(ops.greater), "gt", np.greater)
-ge = greater_equal = _binary(_scalar_in_tensor_dtype(ops.greater_equal), "ge", np.greater_equal)
+# int32/int64 tensors with scalars inside their range only, see host_small.scalar; the scalar is cast before
+# either path sees it)
+eq = _scalar_in_tensor_dtype(_binary(ops.equal, "eq", np.equal))
+ne = not_equal = _scalar_in_tensor_dtype(_binary(ops.not_equal, "ne", np.not_equal))
+lt = less = _scalar_in_tensor_dtype(_binary(ops.less, "lt", np.less))
+le = less_equal = _scalar_in_tensor_dtype(_binary(ops.less_equal, "le", np.less_equal))
+gt = greater = _scalar_in_tensor_dtype(_binary(ops.greater, "gt", np.greater))
+ge = greater_equal = _scalar_in_tensor_dtype(_binary(ops.greater_equal, "ge", np.greater_equal))
 _NAN_GRADIENTS = {  # of x where x is NaN, and 0 elsewhere (x_at_nan: x there, 0 elsewhere)
     "passes": lambda x, x_at_nan: x,  # d/dx = 1
     "zero": lambda x, x_at_nan: ops.stop_gradient(x),
@@ -917,6 +920,8 @@ nan_to_num.__wrapped_for_bf16__ = True  # the default limits are bfloat16's, so 
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if isinstance(input, TensorPy) and isinstance(other, TensorPy) and input._dtype is not other._dtype:
+        raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
     diff = ops.abs(ops.sub(input, other))
     tol = ops.add(ops.mul(ops.abs(other), rtol), atol)
     within = ops.less_equal(diff, tol)
