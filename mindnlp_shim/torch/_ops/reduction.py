@@ -542,14 +542,19 @@ def count_nonzero(input, dim=None):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     import numpy as np
 
-    if dim is not None:
-        raise NotImplementedError("torch.unique(dim=...) is not supported on MindSpore")
-    res = np.unique(input.asnumpy(), return_inverse=return_inverse, return_counts=return_counts)
+    if dim is not None:  # the distinct slices along `dim`, sorted lexicographically, as torch's
+        dim = wrap_dim(dim, input.ndim or 1)
+        values = input.asnumpy()
+        res = np.unique(values.reshape(1) if values.ndim == 0 else values, return_inverse=return_inverse,
+                        return_counts=return_counts, axis=dim)
+    else:
+        res = np.unique(input.asnumpy(), return_inverse=return_inverse, return_counts=return_counts)
     if not (return_inverse or return_counts):
-        return Tensor(res)
-    out = [Tensor(res[0])]
+        return Tensor(np.ascontiguousarray(res))
+    out = [Tensor(np.ascontiguousarray(res[0]))]
     if return_inverse:
-        out.append(Tensor(res[1].reshape(input.shape).astype(np.int64)))
+        inverse = res[1].reshape(-1) if dim is not None else res[1].reshape(input.shape)
+        out.append(Tensor(inverse.astype(np.int64)))
     if return_counts:
         out.append(Tensor(res[-1].astype(np.int64)))
     return tuple(out)
