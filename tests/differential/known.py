@@ -387,8 +387,6 @@ KNOWN = [
           'torch returns; the shim raises NotImplementedError: torch.unique_consecutive(dim=...) is not supported on MindSpore yet'),
     Known(['Tensor.where'], 'bfloat16', ['exception-type'],
           'torch raises RuntimeError: The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1; the shim ValueError: For '),
-    Known(['torch.einsum'], 'noncontiguous', ['raises'],
-          'torch returns; the shim raises NotImplementedError: torch.einsum with a subscript repeated within one operand (a diagonal) is not supported on MindSpor'),
     Known(['torch.gcd', 'torch.lcm'], 'noncontiguous', ['exception-type'],
           'torch raises RuntimeError: The size of tensor a (0) must match the size of tensor b (3) at non-singleton dimension 1; the shim ValueError: oper'),
     Known(['torch.hstack'], 'int_input', ['exception-type'],

@@ -181,6 +181,7 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     labels, out_labels = _einsum_labels(equation, operands)
+    operands, labels = zip(*(_diagonals_taken(t, ls, equation) for t, ls in zip(operands, labels)))
     sizes = {}
     for t, ls in zip(operands, labels):
         for label, n in zip(ls, t.shape):
@@ -197,6 +198,24 @@ def einsum(equation, *operands):
     t, ls = _sum_labels(t, ls, set(out_labels))
     perm = tuple(ls.index(x) for x in out_labels)
     return t if perm == tuple(range(len(perm))) else ops.transpose(t, perm)
+
+
+def _diagonals_taken(t, ls, equation):
+    """An operand whose subscript repeats (`ii`, `bii`) as the diagonal over those dimensions, labelled once: the
+    elements einsum reads from it (a view, as torch.diagonal)."""
+    from .shape import diagonal
+
+    ls = list(ls)
+    while len(set(ls)) != len(ls):
+        label = next(x for x in ls if ls.count(x) > 1)
+        first = ls.index(label)
+        second = ls.index(label, first + 1)
+        if t.shape[first] != t.shape[second]:
+            raise RuntimeError(f"einsum(): subscript {label} is repeated for operand but the sizes don't match, "
+                               f"{t.shape[first]} != {t.shape[second]}")
+        t = diagonal(t, 0, first, second)  # (the diagonal becomes the last dimension)
+        ls = [x for i, x in enumerate(ls) if i not in (first, second)] + [label]
+    return t, ls
 
 
 def _einsum_labels(equation, operands):
@@ -218,9 +237,6 @@ def _einsum_labels(equation, operands):
         ls = list(head) + ellipsis[ell_ndim - n_ell:] + list(tail)
         if len(ls) != t.ndim:
             raise RuntimeError(f"einsum(): subscripts '{spec}' do not match an operand with {t.ndim} dimensions")
-        if len(set(ls)) != len(ls):
-            raise NotImplementedError("torch.einsum with a subscript repeated within one operand (a diagonal) is "
-                                      "not supported on MindSpore")
         labels.append(ls)
     if arrow:
         head, dots, tail = rhs.partition("...")

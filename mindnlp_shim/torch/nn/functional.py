@@ -85,11 +85,28 @@ def bilinear(input1, input2, weight, bias=None):
 _EMBEDDING_INDEX_DTYPES = frozenset({mindspore.int64, mindspore.int32})
 
 
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    """torch's max_norm: each row the indices name whose norm exceeds max_norm is scaled in place (outside
+    autograd) to max_norm / (norm + 1e-7) of itself, before the lookup."""
+    from ..autograd.grad_mode import no_grad
+
+    rows = np.unique(input.asnumpy().reshape(-1))
+    if rows.size == 0:
+        return
+    with no_grad():
+        index = mindspore.Tensor(rows.astype(np.int64))
+        picked = ops.gather(weight, index, 0)
+        norms = _linalg.vector_norm(picked, norm_type, -1, True)
+        scale = ops.where(ops.gt(norms, max_norm), ops.div(_k(float(max_norm), norms), ops.add(norms, 1e-7)),
+                          ops.ones_like(norms))
+        weight[index] = ops.mul(picked, scale)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("torch.nn.functional.embedding(max_norm/scale_grad_by_freq/sparse) is not "
-                                  "supported on MindSpore")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("torch.nn.functional.embedding(scale_grad_by_freq/sparse) is not supported on "
+                                  "MindSpore: its gradients are always dense and unscaled")
     if padding_idx is not None:
         padding_idx = _embedding_padding_row(padding_idx, weight._shape[0])
     # MindSpore's CPU Gather wraps a negative index and reads past the table for a large one: check first
@@ -100,6 +117,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         low, high = _ix.index_range(input)
         raise IndexError(f"embedding(): index out of range in self: index {low if low < 0 else high} is outside "
                          f"a table of {weight._shape[0]} rows")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     out = _host_small.embedding(input, weight)  # (a recorded weight keeps the Gather and its gradient)
     if out is not None:
         return out
