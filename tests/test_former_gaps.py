@@ -24,6 +24,10 @@ CALLS = {
     "1-d": lambda T: T.tensor([3, 1, 3]).unique(dim=0, return_inverse=True),
     "empty": lambda T: (T.zeros(0, 2).unique(dim=0),),
     "dim out of range": lambda T: (T.tensor([[1, 2]]).unique(dim=2),),
+    "unique_consecutive rows": lambda T: T.unique_consecutive(
+        T.tensor([[1, 2], [1, 2], [3, 4], [1, 2]]), dim=0, return_inverse=True, return_counts=True),
+    "unique_consecutive columns": lambda T: (T.tensor([[1, 1, 2], [3, 3, 3]]).unique_consecutive(dim=1),),
+    "unique_consecutive 1-d dim": lambda T: T.tensor([5, 5, 1, 5]).unique_consecutive(dim=0, return_counts=True),
     "einsum ii->i": lambda T: (T.einsum("ii->i", T.tensor([[1, 2], [3, 4]])),),
     "einsum trace": lambda T: (T.einsum("ii", T.tensor([[1.0, 2.0], [3.0, 4.0]])),),
     "einsum batched diagonal": lambda T: (T.einsum("bii->bi", T.arange(8.0).reshape(2, 2, 2)),),

@@ -519,19 +519,30 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapse runs of equal consecutive values (computed on the host: data-dependent output size)."""
+    """Collapse runs of equal consecutive values, or of equal consecutive slices along `dim` (computed on the
+    host: data-dependent output size)."""
     import numpy as np
 
+    values = input.asnumpy()
     if dim is not None:
-        raise NotImplementedError("torch.unique_consecutive(dim=...) is not supported on MindSpore yet")
-    flat = input.asnumpy().reshape(-1)
-    starts = np.ones(flat.shape[0], dtype=bool)
-    starts[1:] = flat[1:] != flat[:-1]
-    out = [Tensor(flat[starts].copy())]
+        dim = wrap_dim(dim, input.ndim or 1)
+        slices = np.moveaxis(values.reshape(1) if values.ndim == 0 else values, dim, 0)
+        rows = slices.reshape(slices.shape[0], -1)
+        starts = np.ones(rows.shape[0], dtype=bool)
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        kept = np.moveaxis(slices[starts], 0, dim)
+        inverse_shape = (rows.shape[0],)
+    else:
+        flat = values.reshape(-1)
+        starts = np.ones(flat.shape[0], dtype=bool)
+        starts[1:] = flat[1:] != flat[:-1]
+        kept = flat[starts]
+        inverse_shape = input.shape
+    out = [Tensor(np.ascontiguousarray(kept))]
     if return_inverse:
-        out.append(Tensor((np.cumsum(starts) - 1).reshape(input.shape).astype(np.int64)))
+        out.append(Tensor((np.cumsum(starts) - 1).reshape(inverse_shape).astype(np.int64)))
     if return_counts:
-        out.append(Tensor(np.diff(np.append(np.flatnonzero(starts), flat.shape[0])).astype(np.int64)))
+        out.append(Tensor(np.diff(np.append(np.flatnonzero(starts), starts.shape[0])).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 
