@@ -71,3 +71,36 @@ def _outcome(T, name):
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_former_gap_matches_torch(name):
     assert _outcome(mt, name) == _outcome(rt, name)
+
+
+DTYPE_CALLS = {
+    # MindSpore's full amax/amin of float16 answered float32
+    "float16 amax": lambda T: T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float16).amax(),
+    "float16 amin": lambda T: T.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=T.float16).amin(),
+    "float16 aminmax": lambda T: T.aminmax(T.tensor([1.0, -2.0], dtype=T.float16))[0],
+    # MindSpore has no bool kernels for these (TypeError)
+    "bool amax dim": lambda T: T.tensor([[True, False], [False, False]]).amax(1),
+    "bool amin": lambda T: T.tensor([[True, False], [True, True]]).amin(),
+    "bool max dim values": lambda T: T.tensor([[True, False], [False, False]]).max(1).values,
+    "bool max dim indices": lambda T: T.tensor([[False, True], [False, False]]).max(1).indices,
+    "bool min dim indices": lambda T: T.tensor([[True, False], [True, True]]).min(0).indices,
+    "bool sign": lambda T: T.tensor([True, False]).sign(),
+    "bool square": lambda T: T.tensor([True, False]).square(),
+    # an integer norm raises in torch (int8's came out NaN: its squares wrapped)
+    "int8 norm": lambda T: T.tensor([100, 100], dtype=T.int8).norm(),
+    "int64 vector_norm": lambda T: T.linalg.vector_norm(T.tensor([3, 4])),
+    "int64 norm with dtype": lambda T: T.linalg.vector_norm(T.tensor([3, 4]), dtype=T.float64),
+}
+
+
+def _dtype_outcome(T, name):
+    try:
+        value = DTYPE_CALLS[name](T)
+    except Exception:  # noqa: BLE001  (raising is what is compared)
+        return ("error",)
+    return (str(value.dtype).replace("torch.", ""), tuple(value.shape), value.tolist())
+
+
+@pytest.mark.parametrize("name", sorted(DTYPE_CALLS))
+def test_reductions_keep_torch_s_dtype(name):
+    assert _dtype_outcome(mt, name) == _dtype_outcome(rt, name)

@@ -299,6 +299,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         return write_out(out, vector_norm(x, ord, dim, keepdim, dtype=dtype), "linalg_vector_norm", exact=True)
 
     _check_norm_dtype("vector_norm", x, dtype)
+    if x.dtype not in _dtype.FLOATING and x.dtype not in _dtype.COMPLEX:
+        # (an int8 norm came out NaN: its squares wrapped)
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{type_name(x.dtype)}")
     if dtype is not None:
         x = x.astype(dtype)
     if x.dtype == mindspore.float16:  # torch accumulates in float32 (float16 squares overflowed: inf for 3162)

@@ -498,6 +498,8 @@ def _integer_sign(ms_sign):
     def op(input):
         if isinstance(input, TensorPy) and input._dtype in (mindspore.int8, mindspore.uint8, mindspore.int16):
             return Tensor(np.require(np.sign(input.asnumpy()), requirements="C"))
+        if isinstance(input, TensorPy) and input._dtype is mindspore.bool_:
+            return input.clone()  # (the sign of a bool is the bool)
         return ms_sign(input)
 
     return op
@@ -506,7 +508,8 @@ def _integer_sign(ms_sign):
 sign = _unary(_integer_sign(_with_zero_gradient(ops.sign)), "sign", exact=True)
 sgn = sign
 reciprocal = _unary(ops.reciprocal, "reciprocal")
-square = _unary(ops.square, "square")
+square = _unary(lambda x: x.astype(mindspore.int64) if x._dtype is mindspore.bool_ else ops.square(x),
+               "square")  # (torch squares bools as int64, where x * x = x)
 logical_not = _unary(ops.logical_not, "logical_not", host=np.logical_not, host_dtypes=host_small.WITH_BOOL)
 bitwise_not = _unary(lambda x: ops.logical_not(x) if x.dtype == mindspore.bool_ else ops.invert(x), "bitwise_not",
                      exact=True, host=np.invert, host_dtypes=host_small.EXACT_INTEGERS + (mindspore.bool_,))

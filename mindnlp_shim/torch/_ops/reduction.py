@@ -184,6 +184,9 @@ def _max_min(ms_reduce, ms_elementwise, name):
                 raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    f"Specify the reduction dim with the 'dim' argument.")
             return _nan_slices(input, ms_reduce(input), None, False, spread=True)
+        if input._dtype is mindspore.bool_:  # (no bool kernel: on 0/1 bytes, the values read back as bools)
+            values, indices = op(input.astype(mindspore.uint8), dim, keepdim)
+            return result_type(values.astype(mindspore.bool_), indices)
         values, indices = ms_reduce(input, dim, keepdim)
         dim = wrap_dim(dim, len(input._shape))
         return result_type(*_nan_slices(input, values, dim, keepdim, indices.astype(mindspore.int64)))
@@ -216,16 +219,21 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, amax(input, dim, keepdim), "amax", exact=True)
     _check_extreme_dims(input, dim, "amax")
+    if input._dtype is mindspore.bool_:  # (no bool kernel: the largest of 0/1 is any)
+        return amax(input.astype(mindspore.uint8), dim, keepdim).astype(mindspore.bool_)
     dims = _dim_tuple(dim) if dim != () else None
-    return _nan_slices(input, ops.amax(input, dims, keepdim), dims, keepdim)
+    # (MindSpore's full reduction of float16 answers float32: torch keeps the dtype)
+    return _in_dtype(_nan_slices(input, ops.amax(input, dims, keepdim), dims, keepdim), input._dtype)
 
 
 def amin(input, dim=(), keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, amin(input, dim, keepdim), "amin", exact=True)
     _check_extreme_dims(input, dim, "amin")
+    if input._dtype is mindspore.bool_:
+        return amin(input.astype(mindspore.uint8), dim, keepdim).astype(mindspore.bool_)
     dims = _dim_tuple(dim) if dim != () else None
-    return _nan_slices(input, ops.amin(input, dims, keepdim), dims, keepdim)
+    return _in_dtype(_nan_slices(input, ops.amin(input, dims, keepdim), dims, keepdim), input._dtype)
 
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
