@@ -55,7 +55,7 @@ def real_scalar(value, dtype):
 _FLOAT_LIMITS = {mindspore.float32: (3.4028234663852886e38, "float"),
                  mindspore.complex64: (3.4028234663852886e38, "c10::complex<float>"),
                  mindspore.float16: (65504.0, "c10::Half"), mindspore.bfloat16: (3.3895313892515355e38, "c10::BFloat16")}
-_NARROW_FLOATS = (mindspore.float16, mindspore.bfloat16)
+HALF_FLOATS = (mindspore.float16, mindspore.bfloat16)  # (the half-precision floating dtypes)
 _INF = float("inf")
 _COMPLEX_DTYPES = (mindspore.complex64, mindspore.complex128)
 
@@ -99,7 +99,7 @@ def check_fits(value, dtype, narrow_floats=False):
             dtype = mindspore.bfloat16
         limit = _FLOAT_LIMITS.get(dtype)
         if limit is None or type(value) is bool or not isinstance(value, (int, float)) or \
-                not narrow_floats and dtype in _NARROW_FLOATS:
+                not narrow_floats and dtype in HALF_FLOATS:
             return
         if limit[0] < abs(value) < _INF:  # (NaN compares false)
             raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")

@@ -858,16 +858,15 @@ def _check_opmath_scalar(value, dtype):
     """torch's check of a scalar that an op computes with in its internal type: float32 for float16 and bfloat16
     (lerp's weight, addcmul's value: 1e39 is an error, 1e6 beside float16 is not), the dtype itself otherwise."""
     if type(value) is not bool and isinstance(value, (int, float, complex)):
-        _dtype.check_fits(value, mindspore.float32 if dtype in _NARROW_FLOATS else dtype)
+        _dtype.check_fits(value, mindspore.float32 if dtype in _dtype.HALF_FLOATS else dtype)
 
 
-_NARROW_FLOATS = (mindspore.float16, mindspore.bfloat16)
 
 
 def lerp(input, end, weight, *, out=None):
     if out is not None:
         return write_out(out, lerp(input, end, weight), "lerp")
-    narrow = input._dtype if input._dtype in _NARROW_FLOATS else None
+    narrow = input._dtype if input._dtype in _dtype.HALF_FLOATS else None
     if narrow is not None:  # torch computes half precision in float32 and rounds once
         f32 = mindspore.float32
         return lerp(input.astype(f32), end.astype(f32),
