@@ -119,7 +119,7 @@ METHODS = {
     "permute": sh.permute, "movedim": sh.movedim, "moveaxis": sh.movedim, "unsqueeze": sh.unsqueeze,
     "squeeze": sh.squeeze, "flatten": sh.flatten, "unflatten": sh.unflatten, "expand": sh.expand,
     "expand_as": sh.expand_as, "broadcast_to": sh.broadcast_to, "repeat": sh.repeat, "tile": sh.tile,
-    "repeat_interleave": sh.repeat_interleave, "split": sh.split, "split_with_sizes": sh.split_with_sizes,
+    "repeat_interleave": sh._repeat_interleave_method, "split": sh.split, "split_with_sizes": sh.split_with_sizes,
     "chunk": sh.chunk, "tensor_split": sh.tensor_split, "unbind": sh.unbind, "narrow": sh.narrow,
     "select": sh.select, "flip": sh.flip, "roll": sh.roll, "tril": sh.tril, "triu": sh.triu,
     "diagonal": sh.diagonal, "contiguous": sh.contiguous, "to_dense": buffers.to_dense,

@@ -1,6 +1,6 @@
 """Tensor methods about what a tensor holds rather than what it computes: `module_load` (how
-nn.Module.load_state_dict turns a state-dict value into the parameter's new value), `dequantize` (the float
-tensor itself: no tensor is quantized here; also torch.dequantize) and the leaf-only
+nn.Module.load_state_dict turns a state-dict value into the parameter's new value), `dequantize` (the tensor
+as float32: no tensor is quantized here; also torch.dequantize) and the leaf-only
 `grad_dtype` property (the dtype .grad takes: the tensor's own; another one would need the engine to cast
 gradients, which it does not, so setting one is refused)."""
 import mindspore
@@ -19,7 +19,7 @@ def dequantize(tensor):
     if isinstance(tensor, (list, tuple)):  # (torch's list form has only a quantized kernel)
         raise NotImplementedError("torch.dequantize of a list of tensors needs quantized tensors, which "
                                   "mindnlp-shim does not provide (as torch, it has no kernel for float tensors)")
-    return tensor  # (a float tensor dequantizes to itself, as in torch)
+    return tensor.float()  # (a tensor that is not quantized dequantizes to float32, as in torch)
 
 
 def _leaf_only(self, verb):

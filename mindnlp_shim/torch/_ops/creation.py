@@ -21,20 +21,20 @@ def _finish(t, device, requires_grad):
     return t
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)  # exact types: np.float64 is a float but keeps its own dtype
+
+
 def _numpy_from_data(data, dtype=None):
-    """Python data (possibly holding tensors) as a NumPy array with torch's dtype inference. With an explicit
-    `dtype` Python floats stay double until the cast to it (torch reads them as doubles)."""
-    if isinstance(data, (list, tuple)) and data and any(isinstance(x, Tensor) for x in _flat(data)):
-        data = _nested_map(data, lambda x: x.asnumpy() if isinstance(x, Tensor) else x)
+    """Python numbers (nested lists of them) or NumPy data as a NumPy array with torch's dtype inference. With an
+    explicit `dtype` Python floats stay double until the cast to it (torch reads them as doubles)."""
     arr = np.asarray(data)
     from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
     if not from_numpy and arr.dtype == np.uint64:  # (Python ints past int64: NumPy chose uint64 for them)
         raise ValueError("Overflow when unpacking long long")
-    if not from_numpy and dtype in _dtype.INTEGRAL and arr.dtype.kind in "iuf":
-        numbers = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr  # (NaN: the cast decides)
-        if numbers.size:  # torch checks each Python number against the dtype
-            _dtype.check_fits(numbers.min().item(), dtype)
-            _dtype.check_fits(numbers.max().item(), dtype)
+    if not from_numpy:
+        _check_numbers_fit(arr, dtype)
+        if arr.dtype.kind == "c":
+            _check_complex_fits(dtype)
     if dtype is not None and arr.dtype.kind in "fc":
         return arr
     if arr.dtype == np.float64 and not from_numpy:
@@ -46,6 +46,21 @@ def _numpy_from_data(data, dtype=None):
     elif arr.dtype.kind in "OUS":
         raise TypeError(f"torch.tensor(): could not infer a numeric dtype from data of type {type(data).__name__}")
     return arr
+
+
+def _check_numbers_fit(arr, dtype):
+    """torch checks each number of a list against an integral dtype (NaN is left to the cast)."""
+    if dtype in _dtype.INTEGRAL and arr.dtype.kind in "iuf":
+        numbers = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr
+        if numbers.size:
+            _dtype.check_fits(numbers.min().item(), dtype)
+            _dtype.check_fits(numbers.max().item(), dtype)
+
+
+def _check_complex_fits(dtype):
+    """torch reads a Python complex number into a real dtype as an error (into bool: whether it is nonzero)."""
+    if dtype is not None and dtype not in _dtype.COMPLEX and dtype != mindspore.bool_:
+        raise TypeError(f"torch.tensor(): a complex number cannot be converted to {type_name(dtype)}")
 
 
 def _flat(seq):
@@ -60,6 +75,69 @@ def _nested_map(seq, fn):
     if isinstance(seq, (list, tuple)):
         return [_nested_map(x, fn) for x in seq]
     return fn(seq)
+
+
+def _leaf_dtype(leaf):
+    """torch's dtype for one element of the data: a tensor's or NumPy value's own, a Python number's default."""
+    if isinstance(leaf, Tensor):
+        return leaf.dtype
+    if isinstance(leaf, (np.ndarray, np.generic)):
+        return _dtype.from_numpy_dtype(leaf.dtype)
+    if isinstance(leaf, bool):
+        return mindspore.bool_
+    if isinstance(leaf, int):
+        return mindspore.int64
+    if isinstance(leaf, float):
+        return _dtype.get_default_dtype()
+    if isinstance(leaf, complex):
+        return _default_complex()
+    raise TypeError(f"Could not infer dtype of {type(leaf).__name__}")
+
+
+def _check_element_readable(x, dtype):
+    """Whether torch reads one element of the data into `dtype`. Into an integral or bool dtype it reads through
+    __index__: a float or complex tensor is refused, and so are NumPy floats other than float64 (a Python float
+    subclass) and NumPy complex values other than complex128 (a Python complex subclass, truthy into bool). A
+    tensor is one number, so one of several elements (or none) is an error, not a row."""
+    to_integers = dtype in _dtype.INTEGRAL or dtype == mindspore.bool_
+    if isinstance(x, Tensor):
+        if to_integers and (x.numel() != 1 or not (x.dtype in _dtype.INTEGRAL or x.dtype == mindspore.bool_)):
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        if x.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if x.dtype in _dtype.COMPLEX and dtype not in _dtype.COMPLEX:
+            raise RuntimeError(f"value cannot be converted to type {type_name(dtype)} without overflow")
+    elif isinstance(x, (np.ndarray, np.generic)):
+        kind, name = x.dtype.kind, x.dtype.name
+        readable = (kind not in "fc" or name == "float64"
+                    or (name == "complex128" and dtype == mindspore.bool_))
+        if to_integers and not readable:
+            raise TypeError(f"'numpy.{name}' object cannot be interpreted as an integer")
+    elif type(x) is complex:
+        _check_complex_fits(dtype)
+
+
+def _holds_tensors_or_numpy(data):
+    return isinstance(data, (list, tuple)) and any(type(x) not in _PYTHON_SCALARS for x in _flat(data))
+
+
+def _numpy_from_mixed(data, dtype):
+    """Data holding tensors or NumPy values, as a NumPy array and the dtype torch gives it: the promotion of
+    every element's own (torch's rule, not NumPy's); each tensor is one element."""
+    leaves = list(_flat(data))
+    if dtype is None:
+        dtype = _dtype.get_default_dtype()
+        if leaves:
+            dtype = _leaf_dtype(leaves[0])
+            for leaf in leaves[1:]:
+                dtype = _dtype.promote_types(dtype, _leaf_dtype(leaf))
+    for leaf in leaves:
+        _check_element_readable(leaf, dtype)
+    arr = np.asarray(_nested_map(data, lambda x: x.item() if isinstance(x, Tensor) else x))
+    if arr.dtype.kind in "OUS":
+        raise TypeError("torch.tensor(): could not build a tensor from data of mixed shapes or types")
+    _check_numbers_fit(arr, dtype)
+    return arr, dtype
 
 
 def _from_numpy_copy(arr, dtype=None):
@@ -77,7 +155,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
     else:
-        t = _from_numpy_copy(_numpy_from_data(data, dtype), dtype)
+        if _holds_tensors_or_numpy(data):
+            arr, dtype = _numpy_from_mixed(data, dtype)
+        else:
+            arr = _numpy_from_data(data, dtype)
+        t = _from_numpy_copy(arr, dtype)
     return _finish(t, device, requires_grad)
 
 

@@ -396,13 +396,17 @@ _HOST_POWERS = {
 }
 
 
-def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, host_rounds=False):
+def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, host_rounds=False, floating=False):
     """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...);
     `host`: the NumPy function that gives torch's result for small tensors of `host_dtypes` (host_small);
-    `host_rounds`: it may round differently from MindSpore's kernel (see host_small.takes)."""
+    `host_rounds`: it may round differently from MindSpore's kernel (see host_small.takes); `floating`: a
+    float-valued op, which torch computes for integer and bool tensors in the default float dtype (MindSpore's
+    kernels refuse them)."""
     def op(input, *, out=None):
         if out is not None:  # (the value from the module's op: the one adapted per target)
             return write_out(out, globals()[name](input), name, exact=exact)
+        if floating and isinstance(input, TensorPy) and _promotion.kind(input.dtype) < 2:
+            input = input.astype(_dtype.get_default_dtype())
         if host is not None:
             on_host = host_small.unary(host, input, host_dtypes, host_rounds)
             if on_host is not None:
@@ -431,29 +435,29 @@ def _magnitude(input):
 
 
 abs = absolute = _unary(_magnitude, "abs", exact=True)
-exp = _unary(accurate_unary(ops.exp, "exp"), "exp")
+exp = _unary(accurate_unary(ops.exp, "exp"), "exp", floating=True)
 exp2 = _unary(ops.exp2, "exp2")
-expm1 = _unary(accurate_unary(ops.expm1, "expm1"), "expm1")
-log = _unary(accurate_unary(ops.log, "log"), "log")
-log2 = _unary(accurate_unary(ops.log2, "log2"), "log2")
-log10 = _unary(accurate_unary(ops.log10, "log10"), "log10")
-log1p = _unary(accurate_unary(ops.log1p, "log1p"), "log1p")
+expm1 = _unary(accurate_unary(ops.expm1, "expm1"), "expm1", floating=True)
+log = _unary(accurate_unary(ops.log, "log"), "log", floating=True)
+log2 = _unary(accurate_unary(ops.log2, "log2"), "log2", floating=True)
+log10 = _unary(accurate_unary(ops.log10, "log10"), "log10", floating=True)
+log1p = _unary(accurate_unary(ops.log1p, "log1p"), "log1p", floating=True)
 sqrt = _unary(ops.sqrt, "sqrt", host=np.sqrt, host_rounds=True)
-rsqrt = _unary(ops.rsqrt, "rsqrt", host=_HOST_POWERS[-0.5], host_rounds=True)  # torch's kernel: 1 / sqrt(x), both rounded
+rsqrt = _unary(ops.rsqrt, "rsqrt", host=_HOST_POWERS[-0.5], host_rounds=True, floating=True)  # torch's kernel: 1 / sqrt(x), both rounded
 # (small tensors in float64 on the host and rounded once: RoPE's cos/sin tables are made every decoding step)
-sin = _unary(ops.sin, "sin", host=host_small.in_float64(np.sin), host_rounds=True)
-cos = _unary(ops.cos, "cos", host=host_small.in_float64(np.cos), host_rounds=True)
-tan = _unary(ops.tan, "tan")
-asin = arcsin = _unary(ops.asin, "asin")
-acos = arccos = _unary(ops.acos, "acos")
-atan = arctan = _unary(ops.atan, "atan")
-sinh = _unary(ops.sinh, "sinh")
-cosh = _unary(ops.cosh, "cosh")
-tanh = _unary(accurate_unary(ops.tanh, "tanh"), "tanh")
-sigmoid = _unary(accurate_unary(ops.sigmoid, "sigmoid"), "sigmoid")
-erf = _unary(ops.erf, "erf")
-erfc = _unary(ops.erfc, "erfc")
-erfinv = _unary(erfinv_any, "erfinv")
+sin = _unary(ops.sin, "sin", host=host_small.in_float64(np.sin), host_rounds=True, floating=True)
+cos = _unary(ops.cos, "cos", host=host_small.in_float64(np.cos), host_rounds=True, floating=True)
+tan = _unary(ops.tan, "tan", floating=True)
+asin = arcsin = _unary(ops.asin, "asin", floating=True)
+acos = arccos = _unary(ops.acos, "acos", floating=True)
+atan = arctan = _unary(ops.atan, "atan", floating=True)
+sinh = _unary(ops.sinh, "sinh", floating=True)
+cosh = _unary(ops.cosh, "cosh", floating=True)
+tanh = _unary(accurate_unary(ops.tanh, "tanh"), "tanh", floating=True)
+sigmoid = _unary(accurate_unary(ops.sigmoid, "sigmoid"), "sigmoid", floating=True)
+erf = _unary(ops.erf, "erf", floating=True)
+erfc = _unary(ops.erfc, "erfc", floating=True)
+erfinv = _unary(erfinv_any, "erfinv", floating=True)
 class _Stepwise(Function):
     """A piecewise-constant op with torch's zero gradient: MindSpore's Round, Ceil and Sign record no gradient
     (the input's .grad stayed None where torch's is zeros)."""
@@ -513,9 +517,20 @@ square = _unary(lambda x: x.astype(mindspore.int64) if x._dtype is mindspore.boo
 logical_not = _unary(ops.logical_not, "logical_not", host=np.logical_not, host_dtypes=host_small.WITH_BOOL)
 bitwise_not = _unary(lambda x: ops.logical_not(x) if x.dtype == mindspore.bool_ else ops.invert(x), "bitwise_not",
                      exact=True, host=np.invert, host_dtypes=host_small.EXACT_INTEGERS + (mindspore.bool_,))
-isnan = _unary_without_out(ops.isnan, "isnan")
-isinf = _unary_without_out(ops.isinf, "isinf")
-isfinite = _unary_without_out(ops.isfinite, "isfinite")
+def _float_test(ms_fn, integers_answer):
+    """A test of float values (isnan, isinf, ...): an integer or bool tensor is never NaN or infinite, and
+    MindSpore's kernels refuse those dtypes."""
+    def test(x):
+        if _promotion.kind(x.dtype) < 2:
+            return ops.fill(mindspore.bool_, x.shape, integers_answer)
+        return ms_fn(x)
+
+    return test
+
+
+isnan = _unary_without_out(_float_test(ops.isnan, False), "isnan")
+isinf = _unary_without_out(_float_test(ops.isinf, False), "isinf")
+isfinite = _unary_without_out(_float_test(ops.isfinite, True), "isfinite")
 def _relu(input):
     if input._dtype is mindspore.bool_:  # (MindSpore's kernel answers one)
         raise RuntimeError("Boolean inputs not supported for relu")
@@ -527,8 +542,8 @@ def _relu(input):
 
 
 relu = _unary_without_out(_relu, "relu")
-isneginf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.lt(x, 0)), "isneginf", exact=True)
-isposinf = _unary(lambda x: ops.logical_and(ops.isinf(x), ops.gt(x, 0)), "isposinf", exact=True)
+isneginf = _unary(_float_test(lambda x: ops.logical_and(ops.isinf(x), ops.lt(x, 0)), False), "isneginf", exact=True)
+isposinf = _unary(_float_test(lambda x: ops.logical_and(ops.isinf(x), ops.gt(x, 0)), False), "isposinf", exact=True)
 
 
 def _round_half_even(input):
@@ -538,6 +553,10 @@ def _round_half_even(input):
 def round(input, *, decimals=0, out=None):
     if out is not None:
         return write_out(out, round(input, decimals=decimals), "round", exact=True)
+    if _promotion.kind(input.dtype) < 2:  # integers are their own rounding; torch has no kernel for the rest
+        if input.dtype == mindspore.bool_ or decimals:
+            raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(input.dtype)}'")
+        return input.clone()
     if decimals:
         # torch: nearbyint(x * 10^d) / 10^d, for d < 0 nearbyint(x / 10^-d) * 10^-d; halves in float32
         work = mindspore.float32 if input.dtype in (mindspore.float16, mindspore.bfloat16) else input.dtype

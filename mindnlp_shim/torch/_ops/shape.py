@@ -268,12 +268,33 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
+def _repeat_counts(repeats, output_size):
+    """torch.repeat_interleave(repeats): each index i of the 1-d integer tensor `repeats`, repeats[i] times."""
+    if repeats.dtype not in _dtype.INTEGRAL:
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{type_name(repeats.dtype)}'")
+    if repeats.ndim != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    counts = repeats.asnumpy()
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    if output_size is not None and output_size != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    return Tensor(np.repeat(np.arange(len(counts), dtype=counts.dtype), counts))
+
+
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:
+        return _repeat_counts(input, output_size)
     if dim is None:
         input, dim = input.reshape(-1), 0
     if isinstance(repeats, Tensor) and repeats.numel() == 1:
         repeats = int(repeats.item())
     return ops.repeat_interleave(input, repeats, dim)
+
+
+def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
+    """Tensor.repeat_interleave: `repeats` is required (the one-tensor form is the function's only)."""
+    return repeat_interleave(self, repeats, dim, output_size=output_size)
 
 
 def _promote_all(tensors):

@@ -202,7 +202,9 @@ def rad2deg(input):
 
 @_floating_op
 def logit(input, eps=None):
-    if eps is not None:
+    if eps is not None and eps > 0.5:  # torch bounds below first: x < eps gives eps, then x > 1 - eps gives 1 - eps
+        input = pw.where(pw.lt(input, eps), eps, pw.where(pw.gt(input, 1 - eps), 1 - eps, input))
+    elif eps is not None:
         input = pw.clamp(input, eps, 1 - eps)  # (outside [eps, 1 - eps] the gradient is 0, as in torch)
     return pw.log(pw.div(input, pw.sub(1, input)))
 
@@ -220,7 +222,11 @@ def mvlgamma(input, p):
 
 
 def hardshrink(input, lambd=0.5):
-    return pw.where(pw.gt(pw.abs(input), lambd), input, ops.zeros((), input.dtype))
+    if input.dtype not in _dtype.FLOATING:
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{type_name(input.dtype)}'")
+    # 0 on [-lambd, lambd], both ends included; NaN is outside and passes (|x| > lambd would zero it)
+    inside = pw.logical_and(pw.ge(input, -lambd), pw.le(input, lambd))
+    return pw.where(inside, ops.zeros((), input.dtype), input)
 
 
 def positive(input):

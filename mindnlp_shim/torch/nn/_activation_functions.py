@@ -2,6 +2,7 @@
 the in-place `*_` variants (each the out-of-place function with inplace=True). Compositions of the shim's ops,
 whose gradients are torch's (the comparisons pick the same branch at the breakpoints)."""
 from ... import torch
+from .._ops.special_math import hardshrink  # noqa: F401  (the one definition, torch.hardshrink's)
 
 
 def _F():
@@ -10,13 +11,8 @@ def _F():
     return functional
 
 
-def hardshrink(input, lambd=0.5):
-    # 0 on [-lambd, lambd] (both ends included, as torch)
-    inside = (input >= -lambd) & (input <= lambd)
-    return torch.where(inside, torch.zeros_like(input), input)
-
-
 def softshrink(input, lambd=0.5):
+    _F()._floats_only(input, "softshrink_check")
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     shrunk = torch.where(input > lambd, input - lambd, torch.where(input < -lambd, input + lambd,

@@ -41,6 +41,16 @@ def _k(value, x):
     return Tensor(value, _F64) if x._dtype == _F64 else value
 
 
+def _floats_only(input, kernel):
+    """torch's activations with no integer or bool kernel refuse those dtypes (MindSpore's would compute them
+    in float, or fail with a message about its own kernel)."""
+    if input._dtype not in _FLOATING:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(input._dtype)}'")
+
+
+_FLOATING = _dtype.FLOATING | _dtype.COMPLEX
+
+
 def _up(x):
     """float16 and bfloat16 in float32, as torch's CPU kernels compute them (and MindSpore turns a 0-d float16
     times a Python float into float32); the result goes back to the input's dtype in `_maybe_inplace`."""
@@ -316,6 +326,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 def gelu(input, approximate="none"):
+    _floats_only(input, "GeluKernelImpl")
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
     dtype = input._dtype
@@ -343,6 +354,7 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _floats_only(input, "leaky_relu_cpu")
     x = _up(input)
     # (x > 0, not >=: at 0 the gradient is negative_slope, as torch's)
     return _maybe_inplace(input, ops.where(ops.gt(x, 0), x, ops.mul(x, _k(negative_slope, x))), inplace)
@@ -354,16 +366,19 @@ def _elu(x, alpha):
 
 
 def elu(input, alpha=1.0, inplace=False):
+    _floats_only(input, "elu_cpu")
     return _maybe_inplace(input, _elu(_up(input), alpha), inplace)
 
 
 def selu(input, inplace=False):
+    _floats_only(input, "elu_cpu")
     scale, alpha = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
     x = _up(input)
     return _maybe_inplace(input, ops.mul(_elu(x, alpha), _k(scale, x)), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
+    _floats_only(input, "elu_cpu")
     # torch: x for x > 0, alpha * expm1(x / alpha) elsewhere; the gradient 1 at 0 and at NaN (which stays NaN)
     def finite_celu(x):
         negative = ops.where(ops.gt(x, 0), ops.zeros_like(x), x)  # (expm1 of a large x would overflow: NaN grads)
@@ -373,6 +388,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def silu(input, inplace=False):
+    _floats_only(input, "silu_cpu")
     # MindSpore's kernel: up to ~300 ulps off torch in float32 (docs/numerics.md), kept for its speed in
     # Llama-style MLPs (the float64 host sigmoid is 2.5-3.5x slower on large tensors); small tensors outside
     # autograd are computed in float64 on the host (_ops/host_small)
@@ -391,6 +407,7 @@ _SILU64 = _host_small.in_float64(_host_small.silu)
 
 
 def mish(input, inplace=False):
+    _floats_only(input, "mish_cpu")
     x = _up(_inplace_source(input, inplace))
     return _maybe_inplace(input, ops.mul(x, _pw.tanh(softplus(x))), inplace)
 
@@ -428,10 +445,12 @@ def _hardsigmoid(x):
 
 
 def hardsigmoid(input, inplace=False):
+    _floats_only(input, "hardsigmoid_cpu")
     return _maybe_inplace(input, _hardsigmoid(_up(input)), inplace)
 
 
 def hardswish(input, inplace=False):
+    _floats_only(input, "hardswish_cpu")
     x = _up(input)
     finite = _hardswish_float64 if x._dtype == _F64 else (lambda v: ops.mul(v, _hardsigmoid(v)))
     return _maybe_inplace(input, _pw._nan_passing(finite, x, "passes"), inplace)  # (torch: NaN, gradient 1)
@@ -452,6 +471,7 @@ def _hardswish_float64(x):
 
 
 def softplus(input, beta=1.0, threshold=20.0):
+    _floats_only(input, "softplus_cpu")
     def finite_softplus(x):
         scaled = ops.mul(x, _k(beta, x))
         # the shim's log1p and exp (within 1 ulp; MindSpore's CPU log1p gives 0 for arguments below 6e-8)
@@ -469,6 +489,7 @@ def softsign(input):
 
 
 def logsigmoid(input):
+    _floats_only(input, "log_sigmoid_cpu")
     x = _up(input)
     # 0 - softplus(-x), not its negation: where softplus(-x) underflows to 0 torch's answer is 0.0, not -0.0
     return _maybe_inplace(input, ops.sub(0.0, softplus(ops.neg(x))), False)
@@ -484,12 +505,8 @@ def glu(input, dim=-1):
     return ops.mul(a, ops.sigmoid(b))
 
 
-def tanh(input):
-    return ops.tanh(input)
-
-
-def sigmoid(input):
-    return ops.sigmoid(input)
+tanh = _pw.tanh  # (torch.nn.functional's are torch's own)
+sigmoid = _pw.sigmoid
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
