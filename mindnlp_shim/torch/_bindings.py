@@ -178,6 +178,9 @@ def _checked_inplace(fn, check_overlap=True):
     and an op that saved the receiver itself for its backward (clamp, mul, ...) would then fail at backward."""
 
     def method(self, *args, **kwargs):
+        if kwargs and kwargs.get("dtype") is not None and kwargs["dtype"] != self.dtype:  # (cumsum_, cumprod_)
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_type(self.dtype)} and output tensor "
+                               f"dtype {_c_type(kwargs['dtype'])} should match")
         if self._is_leaf:
             if grad_enabled() and _any_recorded(args, kwargs):
                 # the receiver joins the graph (`total += loss`): the op reads a copy of its old value, which its
@@ -193,6 +196,10 @@ def _checked_inplace(fn, check_overlap=True):
 
     method.__name__ = fn.__name__ + "_"
     return method
+
+
+def _c_type(dtype):
+    return _util.type_name(dtype).lower()  # (torch's message names C types: float, double, long)
 
 
 def _any_recorded(args, kwargs):

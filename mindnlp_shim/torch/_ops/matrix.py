@@ -5,6 +5,7 @@ builds a 4-d tensor from a matrix), `svd` (MindSpore answers (S, U, V)), determi
 import mindspore
 from mindspore import ops
 
+from .. import _dtype
 from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradient as _svd_gradient
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -176,7 +177,13 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, addr(input, vec1, vec2, beta=beta, alpha=alpha), "addr")
-    return _scaled_sum(input, linalg.outer(vec1, vec2), beta, alpha)
+    product = linalg.outer(vec1, vec2)
+    if product.dtype in _dtype.INTEGRAL:  # (addr alone refuses float scalings of integers; addmm truncates them)
+        for name, value in (("beta", beta), ("alpha", alpha)):
+            if isinstance(value, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point "
+                                   "number.")
+    return _scaled_sum(input, product, beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):

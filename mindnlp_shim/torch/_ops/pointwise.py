@@ -430,6 +430,8 @@ neg = negative = _unary(ops.neg, "neg", exact=True, host=np.negative, host_dtype
 
 
 def _magnitude(input):
+    if input._dtype is mindspore.bool_:  # (MindSpore's kernel answers the bools)
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     # torch's abs of a complex tensor is its real magnitude; MindSpore's Abs keeps the complex dtype
     return ops.ComplexAbs()(input) if input.dtype in _dtype.COMPLEX else ops.abs(input)
 
@@ -496,7 +498,13 @@ def _integers_unchanged(fn, name):
 floor = _unary(_integers_unchanged(ops.floor, "floor"), "floor", exact=True)
 ceil = _unary(_integers_unchanged(_with_zero_gradient(ops.ceil), "ceil"), "ceil", exact=True)
 trunc = fix = _unary(_integers_unchanged(ops.trunc, "trunc"), "trunc", exact=True)
-frac = _unary(lambda x: ops.sub(x, ops.trunc(x)), "frac", exact=True)
+def _frac(x):
+    if _promotion.kind(x.dtype) < 2:  # (an integer's fraction would be 0; torch has no kernel for it)
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{type_name(x.dtype)}'")
+    return ops.sub(x, ops.trunc(x))
+
+
+frac = _unary(_frac, "frac", exact=True)
 def _integer_sign(ms_sign):
     """sign with NumPy's for the integer types MindSpore's Sign kernel lacks (int8, uint8, int16: a TypeError)."""
     def op(input):
@@ -943,6 +951,9 @@ nan_to_num.__wrapped_for_bf16__ = True  # the default limits are bfloat16's, so 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if isinstance(input, TensorPy) and isinstance(other, TensorPy) and input._dtype is not other._dtype:
         raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
+    if isinstance(input, TensorPy) and input._dtype is mindspore.bfloat16:  # (no CPU kernels: exact in float32)
+        input = input.astype(mindspore.float32)
+        other = other.astype(mindspore.float32) if isinstance(other, TensorPy) else other
     diff = ops.abs(ops.sub(input, other))
     tol = ops.add(ops.mul(ops.abs(other), rtol), atol)
     within = ops.less_equal(diff, tol)
@@ -954,8 +965,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return close
 
 
+isclose.__wrapped_for_bf16__ = True  # (it compares the operands' dtypes before computing bfloat16 in float32)
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+allclose.__wrapped_for_bf16__ = True
 
 
 _MASKED_FILL_FLOATS = frozenset({mindspore.float16, mindspore.float32})

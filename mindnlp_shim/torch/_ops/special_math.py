@@ -4,6 +4,7 @@ inverse hyperbolics, gamma functions, logaddexp, xlogy, copysign, heaviside, gcd
 Integer and bool inputs of the floating-valued functions compute in the default float dtype (torch's rule);
 half-precision inputs compute in float32 (few of these have CPU half kernels) and return their own dtype.
 Integer-only and non-differentiable functions (gcd, lcm, nextafter, signbit) compute in NumPy."""
+import functools
 import math
 
 import mindspore
@@ -56,6 +57,22 @@ def _floating_op(compute):
 
     op.__name__ = compute.__name__
     return op
+
+
+def _no_integer_kernel(kernel):
+    """For an op torch has no integer kernel for: operands whose result dtype is integral or bool raise its
+    NotImplementedError (the float computation would answer where torch refuses)."""
+    def wrap(op):
+        @functools.wraps(op)
+        def checked(*args, **kwargs):
+            dt = _promoted(*args)
+            if dt is not None and dtype_category(dt) < 2:
+                raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(dt)}'")
+            return op(*args, **kwargs)
+
+        return checked
+
+    return wrap
 
 
 def _numpy_op(compute, result=None):
@@ -256,11 +273,13 @@ def _log_add(input, other, exp_fn, log1p_fn):
     return pw.where(same_inf, input, pw.add(big, log1p_fn(exp_fn(gap))))
 
 
+@_no_integer_kernel("logaddexp_cpu")
 @_floating_op
 def logaddexp(input, other):
     return _log_add(input, other, pw.exp, pw.log1p)
 
 
+@_no_integer_kernel("logaddexp2_cpu")
 @_floating_op
 def logaddexp2(input, other):
     return _log_add(input, other, pw.exp2, lambda t: pw.div(pw.log1p(t), math.log(2)))
@@ -363,6 +382,9 @@ def nextafter(input, other, *, out=None):
         if not isinstance(value, Tensor):
             raise TypeError(f"nextafter(): argument '{arg}' (position {position}) must be Tensor, "
                             f"not {type(value).__name__}")
+    dt = _promoted(input, other)
+    if dtype_category(dt) < 2:  # (NumPy's nextafter would answer in float64)
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{type_name(dt)}'")
     if out is not None:
         return _nextafter_values(input, other, out=out)
     value = _nextafter_values(input, other)

@@ -150,9 +150,14 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
+    if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input.dtype)}'")
+    dim = wrap_dim(dim, input.ndim)  # (a 0-d tensor takes dim 0 or -1, as torch's)
     if input.ndim == 0:
         return input
-    return ops.logcumsumexp(input, wrap_dim(dim, input.ndim))
+    if input.dtype == mindspore.bfloat16:  # (no bfloat16 kernel: in float32, rounded once)
+        return ops.logcumsumexp(input.astype(mindspore.float32), dim).astype(mindspore.bfloat16)
+    return ops.logcumsumexp(input, dim)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -183,6 +188,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if ((qs < 0) | (qs > 1)).any():
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if 0 in input.shape:  # (torch refuses any empty input, whatever the dim)
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     if dim is None:
         rows_t, out_shape = input.reshape(1, -1), [1] * input.ndim if keepdim else []
     else:

@@ -223,8 +223,34 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return y if weight is None else ops.mul(y, weight)
 
 
-@_norm_functions.float16_statistics_in_float32
+def _check_group_norm(input, num_groups, weight, bias):
+    """torch's checks (a channel count that num_groups does not divide was regrouped across channels)."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    shape = list(input.shape)
+    c = shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {shape} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {shape}")
+
+
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    if input.ndim >= 2:  # (the Python function's own check; torch.group_norm, the aten form, lacks it)
+        shape = list(input.shape)
+        n, c = shape[0], shape[1]
+        if n * c // num_groups * math.prod(shape[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{[n * c // num_groups, num_groups] + shape[2:]}")
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+@_norm_functions.float16_statistics_in_float32
+def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    _check_group_norm(input, num_groups, weight, bias)
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(n, num_groups, -1)
     mean = ops.mean(x, -1, True)

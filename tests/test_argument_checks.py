@@ -1,0 +1,82 @@
+"""Calls torch refuses and the shim answered (or answered wrongly), and empty inputs MindSpore's kernels fail on,
+against real torch: a group count that does not divide the channels (the groups were taken across channels),
+float scalings of integer `addr`, an empty `quantile`, `cumsum_` into another dtype, ops torch has no integer or
+bool kernel for (`abs` of bools, `frac`, `logaddexp`, `nextafter`, `logcumsumexp` of integers), `isclose` of
+bfloat16 with float32, and `cumsum` of empty tensors (MindSpore's kernel died of a division by zero). Each call
+gives torch's dtype, shape and values, or an error where torch raises one."""
+import pytest
+
+import mindnlp_shim.torch as mt
+from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+
+rt = real_torch()
+if rt is None:
+    globals()[SUBPROCESS_FLAG] = True
+    test_whole_module_in_subprocess = subprocess_fallback(__file__)
+
+
+def _cumsum_into(T, dtype):
+    x = T.tensor([1.0, 2.0])
+    return x.cumsum_(0, dtype=getattr(T, dtype))
+
+
+CALLS = {
+    "group_norm 4 channels in 3 groups": lambda T: T.nn.functional.group_norm(T.ones(2, 4, 3), 3),
+    "group_norm one value per group": lambda T: T.nn.functional.group_norm(T.ones(1, 1), 1),
+    "group_norm one value, aten form": lambda T: T.group_norm(T.ones(1, 1), 1),
+    "group_norm 1-d input": lambda T: T.nn.functional.group_norm(T.ones(4), 2),
+    "group_norm weight of another size": lambda T: T.nn.functional.group_norm(T.ones(1, 2, 2), 2, T.ones(3)),
+    "group_norm bias of another size": lambda T: T.nn.functional.group_norm(T.ones(1, 2, 2), 2, None, T.ones(1)),
+    "GroupNorm of constant groups": lambda T: T.nn.GroupNorm(2, 4)(T.ones(2, 4, 3)),
+    "addr int64 alpha 0.5": lambda T: T.addr(T.tensor([[1, 2]]), T.tensor([1]), T.tensor([2, 3]), alpha=0.5),
+    "addr int64 beta 2.0": lambda T: T.addr(T.tensor([[1, 2]]), T.tensor([1]), T.tensor([2, 3]), beta=2.0),
+    "addr int64 alpha 2": lambda T: T.addr(T.tensor([[1, 2]]), T.tensor([1]), T.tensor([2, 3]), alpha=2),
+    "addmv int64 alpha 0.5": lambda T: T.addmv(T.tensor([1]), T.tensor([[1, 2]]), T.tensor([1, 1]), alpha=0.5),
+    "quantile of (0, 4) along -1": lambda T: T.quantile(T.zeros(0, 4), 0.5, dim=-1, keepdim=True),
+    "quantile of (4, 0)": lambda T: T.quantile(T.zeros(4, 0), 0.5),
+    "cumsum_ into float64": lambda T: _cumsum_into(T, "float64"),
+    "cumsum_ into float32": lambda T: _cumsum_into(T, "float32"),
+    "abs of bools": lambda T: T.abs(T.tensor([True, False])),
+    "frac of int64": lambda T: T.frac(T.tensor([3, -4])),
+    "frac of float32": lambda T: T.frac(T.tensor([3.25, -4.5])),
+    "logaddexp of int64": lambda T: T.logaddexp(T.tensor([1, 2]), T.tensor([3, 4])),
+    "logaddexp of int64 and 1.5": lambda T: T.logaddexp(T.tensor([1, 2]), T.tensor(1.5)),
+    "logaddexp2 of int32": lambda T: T.logaddexp2(T.tensor([1], dtype=T.int32), T.tensor([3], dtype=T.int32)),
+    "nextafter of int64": lambda T: T.nextafter(T.tensor([1, 2]), T.tensor([3, 0])),
+    "logcumsumexp of int64": lambda T: T.logcumsumexp(T.tensor([1, 2]), 0),
+    "logcumsumexp 0-d dim 1": lambda T: T.logcumsumexp(T.tensor(0.5), 1),
+    "logcumsumexp 0-d dim -1": lambda T: T.logcumsumexp(T.tensor(0.5), -1),
+    "logcumsumexp bfloat16": lambda T: T.logcumsumexp(T.tensor([0.5, 1.5, -2.0], dtype=T.bfloat16), 0),
+    "isclose bfloat16 with float32": lambda T: T.isclose(T.tensor([0.5], dtype=T.bfloat16), T.tensor([0.5]),
+                                                         equal_nan=True),
+    "isclose bfloat16": lambda T: T.isclose(T.tensor([0.5, 1.0], dtype=T.bfloat16),
+                                            T.tensor([0.5, 1.01], dtype=T.bfloat16)),
+    "allclose bfloat16 with float64": lambda T: T.allclose(T.tensor([0.5], dtype=T.bfloat16),
+                                                           T.tensor([0.5], dtype=T.float64)),
+    **{f"cumsum of {shape} along {dim}": (lambda shape, dim: lambda T: T.cumsum(T.zeros(shape), dim))(shape, dim)
+       for shape in [(0, 1), (1, 0), (0,), (2, 0, 3)] for dim in range(-len(shape), len(shape) + 1)},
+    "cumsum of an empty int32": lambda T: T.zeros(0, 3, dtype=T.int32).cumsum(1),
+}
+
+
+def _outcome(T, name):
+    try:
+        value = CALLS[name](T)
+    except Exception:  # noqa: BLE001  (raising is what is compared)
+        return ("error",)
+    if isinstance(value, bool):
+        return ("value", value)
+    return ("value", str(value.dtype).replace("torch.", ""), tuple(value.shape), repr(value.tolist()))
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_call_matches_torch(name):
+    assert _outcome(mt, name) == _outcome(rt, name)
+
+
+def test_empty_cumsum_keeps_the_graph():
+    x = mt.zeros(0, 1, requires_grad=True)
+    out = mt.cumsum(x, -1)
+    assert out.requires_grad
+    out.sum().backward()
+    assert tuple(x.grad.shape) == (0, 1)
