@@ -1,8 +1,9 @@
 """Calls torch refuses and the shim answered (or answered wrongly), and empty inputs MindSpore's kernels fail on,
 against real torch: a group count that does not divide the channels (the groups were taken across channels),
 float scalings of integer `addr`, an empty `quantile`, `cumsum_` into another dtype, ops torch has no integer or
-bool kernel for (`abs` of bools, `frac`, `logaddexp`, `nextafter`, `logcumsumexp` of integers), `isclose` of
-bfloat16 with float32, and `cumsum` of empty tensors (MindSpore's kernel died of a division by zero). Each call
+bool kernel for (`abs`, `median`, `argmax`, `trace`, `dot`, `//` of bools, `frac`, `logaddexp`, `nextafter`,
+`logcumsumexp` of integers), `isclose` of bfloat16 with float32, a tensor where a list of tensors belongs (`cat`,
+`stack`: its rows were taken), and `cumsum` of empty tensors (MindSpore's kernel died of a division by zero). Each call
 gives torch's dtype, shape and values, or an error where torch raises one."""
 import pytest
 
@@ -56,6 +57,24 @@ CALLS = {
     **{f"cumsum of {shape} along {dim}": (lambda shape, dim: lambda T: T.cumsum(T.zeros(shape), dim))(shape, dim)
        for shape in [(0, 1), (1, 0), (0,), (2, 0, 3)] for dim in range(-len(shape), len(shape) + 1)},
     "cumsum of an empty int32": lambda T: T.zeros(0, 3, dtype=T.int32).cumsum(1),
+    # bools where torch has no kernel (the shim's host paths and MindSpore's kernels answered)
+    **{f"{name} of bools": (lambda fn: lambda T: fn(T, T.tensor([True, False, True])))(fn) for name, fn in {
+        "median": lambda T, b: T.median(b), "median along 0": lambda T, b: T.median(b, 0).values,
+        "nanmedian": lambda T, b: T.nanmedian(b), "kthvalue": lambda T, b: T.kthvalue(b, 1).values,
+        "argmax": lambda T, b: T.argmax(b), "argmin along 0": lambda T, b: T.argmin(b, 0),
+        "cov": lambda T, b: T.cov(b), "trapezoid": lambda T, b: T.trapezoid(b),
+        "cumulative_trapezoid": lambda T, b: T.cumulative_trapezoid(b), "dot": lambda T, b: T.dot(b, b),
+        "floor_divide": lambda T, b: b // b, "logsumexp": lambda T, b: T.logsumexp(b, 0),
+        "max along 0": lambda T, b: T.max(b, 0).values, "sum": lambda T, b: T.sum(b),
+    }.items()},
+    "trace of bools": lambda T: T.trace(T.tensor([[True, False], [False, True]])),
+    "trace of int8": lambda T: T.trace(T.tensor([[100, 0], [0, 100]], dtype=T.int8)),
+    "logsumexp of int64": lambda T: T.logsumexp(T.tensor([1, 2]), 0),
+    # a tensor where torch wants a sequence of tensors (iterating it took its rows)
+    **{f"{name} of a tensor": (lambda name: lambda T: getattr(T, name)(T.ones(2, 3)))(name)
+       for name in ("cat", "concat", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")},
+    "cat of a tuple": lambda T: T.cat((T.ones(1, 3), T.zeros(2, 3))),
+    "stack of a generator": lambda T: T.stack(t for t in (T.ones(3), T.zeros(3))),
 }
 
 

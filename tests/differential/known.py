@@ -147,8 +147,6 @@ KNOWN = [
           "torch raises TypeError: logical_or_(): argument 'other' (position 1) must be Tensor, not bool; the shim returns"),
     Known(['Tensor.logical_xor', 'torch.logical_xor'], 'bfloat16', ['no-raise'],
           "torch raises TypeError: logical_xor(): argument 'other' (position 1) must be Tensor, not bool; the shim returns"),
-    Known(['Tensor.logsumexp', 'torch.logsumexp'], 'always', ['raises'],
-          'torch returns; the shim raises IndexError: tuple index out of range'),
     Known(['Tensor.masked_scatter', 'torch.masked_scatter'], 'bool_input', ['raises'],
           "torch returns; the shim raises ValueError: For primitive [BroadcastTo]: input's rank should be less equal to the number of proposed_shape, but got 1 an"),
     Known(['Tensor.masked_scatter_'], 'bool_input', ['exception-type'],

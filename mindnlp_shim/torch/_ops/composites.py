@@ -196,6 +196,8 @@ def _pair_sums(y, dim):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along dim: sum of (y[i] + y[i+1]) / 2 times the spacing."""
+    if y.dtype == mindspore.bool_:
+        raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
     if y.shape[dim] == 0:
         return red.sum(y, dim)
     spacing = _spacing(y, x, dx, dim)
@@ -214,6 +216,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal rule along dim (one element shorter than y)."""
+    if y.dtype == mindspore.bool_:
+        raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
     if y.shape[dim] == 0:
         return y
     spacing = _spacing(y, x, dx, dim)
@@ -286,12 +290,12 @@ def atleast_3d(*tensors):
 
 def column_stack(tensors, *, out=None):
     """1-d (and 0-d) tensors as columns, then concatenated along dim 1."""
-    cols = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors]
+    cols = [t.reshape(-1, 1) if t.ndim <= 1 else t for t in sh._tensor_list(tensors, "column_stack")]
     return sh.cat(cols, 1, out=out)  # (out= as torch.cat's)
 
 
 def dstack(tensors, *, out=None):
-    return sh.cat(list(atleast_3d(tuple(tensors))), 2, out=out)  # (out= as torch.cat's)
+    return sh.cat(list(atleast_3d(tuple(sh._tensor_list(tensors, "dstack")))), 2, out=out)  # (out= as torch.cat's)
 
 
 def _integral_indices(dtype, name):

@@ -165,6 +165,8 @@ def dot(input, other, *, out=None):
     if input._dtype is not other._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_name(input._dtype)} and "
                            f"{type_name(other._dtype)}")
+    if input._dtype is mindspore.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     if input._dtype in _dtype.INTEGRAL:  # torch keeps the dtype, wrapping (MindSpore summed in int64 via floats)
         values = np.dot(input.asnumpy().astype(np.int64), other.asnumpy().astype(np.int64))
         return mindspore.Tensor(np.asarray(values).astype(input.asnumpy().dtype))

@@ -138,6 +138,8 @@ def _check_square(input, name):
 def trace(input):
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
+    if input.dtype == mindspore.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return red.sum(sh.diagonal(input))
 
 

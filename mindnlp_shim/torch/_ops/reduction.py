@@ -244,9 +244,15 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     return mm(amin(input, dim if dim is not None else (), keepdim), amax(input, dim if dim is not None else (), keepdim))
 
 
+def _no_bool_extreme(input, name):
+    if input.dtype == mindspore.bool_:  # (MindSpore's kernels and NumPy's answer; torch has no kernel)
+        raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Bool'")
+
+
 def argmax(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, argmax(input, dim, keepdim), "argmax", exact=True)
+    _no_bool_extreme(input, "argmax")
     on_host = host_small.arg_extreme(np.argmax, input, dim, keepdim)
     if on_host is not None:
         return on_host
@@ -258,6 +264,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
 def argmin(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, argmin(input, dim, keepdim), "argmin", exact=True)
+    _no_bool_extreme(input, "argmin")
     on_host = host_small.arg_extreme(np.argmin, input, dim, keepdim)
     if on_host is not None:
         return on_host
@@ -339,6 +346,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         return write_out(out, logsumexp(input, dim, keepdim), "logsumexp")
     for d in (dim if isinstance(dim, (list, tuple)) else () if dim is None else (dim,)):
         wrap_dim(d, input.ndim)  # (torch's IndexError; MindSpore's kernel ignores a dim out of range on empty input)
+    if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:  # (torch: in the default float)
+        input = input.astype(_dtype.get_default_dtype())
     if input.numel() == 0:  # the log of an empty sum: -inf (MindSpore's kernel reads no elements and returns junk)
         return ops.log(sum(ops.exp(input), dim, keepdim))
     if input._dtype not in _NAN_FLOATS:

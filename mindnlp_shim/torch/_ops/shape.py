@@ -305,6 +305,14 @@ def _promote_all(tensors):
     return [t if t.dtype == dt else t.astype(dt) for t in tensors]
 
 
+def _tensor_list(tensors, name):
+    """The tensors of a list argument: a list or tuple, as torch takes (iterating a tensor took its rows)."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    return list(tensors)
+
+
 def cat(tensors, dim=0, *, out=None):
     if out is not None:
         return _cat_out(cat(tensors, dim), out, "cat")
@@ -315,7 +323,7 @@ def cat(tensors, dim=0, *, out=None):
             dim = dim if dim >= 0 else dim + len(a_shape)
             on_host = host_small.cat(tensors, dim)
             return on_host if on_host is not None else ops.cat((a, b), dim)
-    tensors = list(tensors)
+    tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     # torch skips 1-D empty tensors when concatenating, after they took part in the result dtype
@@ -357,7 +365,7 @@ def _cat_out(result, out, name):
 def stack(tensors, dim=0, *, out=None):
     if out is not None:
         return _cat_out(stack(tensors, dim), out, "stack")
-    tensors = _promote_all(list(tensors))
+    tensors = _promote_all(_tensor_list(tensors, "stack"))
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     return ops.stack(tuple(tensors), wrap_dim(dim, tensors[0].ndim + 1))
@@ -366,14 +374,14 @@ def stack(tensors, dim=0, *, out=None):
 def hstack(tensors, *, out=None):
     if out is not None:
         return _cat_out(hstack(tensors), out, "hstack")
-    tensors = [t.reshape(1) if t.ndim == 0 else t for t in tensors]  # torch.atleast_1d first
+    tensors = [t.reshape(1) if t.ndim == 0 else t for t in _tensor_list(tensors, "hstack")]  # torch.atleast_1d first
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors, *, out=None):
     if out is not None:
         return _cat_out(vstack(tensors), out, "vstack")
-    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)  # torch.atleast_2d first
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in _tensor_list(tensors, "vstack")], 0)  # atleast_2d
 
 
 def split(tensor, split_size_or_sections, dim=0):

@@ -67,9 +67,15 @@ def _nanmedian_pick(rows):
     return np.take_along_axis(order, k[..., None], -1)[..., 0]
 
 
+def _no_bool_kernel(input, kernel):
+    if input.dtype == mindspore.bool_:  # (the host sort would order them; torch has no kernel)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def median(input, dim=None, keepdim=False):
     """Without `dim`: the lower of the two middle values of all elements (NaN if any is NaN). With `dim`:
     (values, indices) per row."""
+    _no_bool_kernel(input, "median_cpu")
     if dim is None:
         if input.numel() == 0:
             return ops.fill(input.dtype, (), float("nan"))
@@ -78,6 +84,7 @@ def median(input, dim=None, keepdim=False):
 
 
 def nanmedian(input, dim=None, keepdim=False):
+    _no_bool_kernel(input, "median_cpu")
     if dim is None:
         if input.numel() == 0:
             return ops.fill(input.dtype, (), float("nan"))
@@ -113,6 +120,7 @@ def _spread_evenly(input, value):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
+    _no_bool_kernel(input, "kthvalue_cpu")
     size = input.shape[wrap_dim(dim, input.ndim)] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
@@ -280,6 +288,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.ndim > 2:
         raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                          f"{input.ndim} dimensions")
+    if input.dtype == mindspore.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.ndim < 2 else input
     if x.dtype not in _dtype.FLOATING and x.dtype not in _dtype.COMPLEX:
         x = ops.cast(x, _dtype.get_default_dtype())
