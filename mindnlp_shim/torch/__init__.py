@@ -41,6 +41,8 @@ def _export_ops(*modules):
 _export_ops(_creation, _pointwise, _reduction, _shape, _indexing)
 _export_ops(_special_math, _statistics, _matrix, _placement)  # torch names MindSpore's Tensor also carries
 _export_ops(_composites)  # products, integration, complex numbers, windows, older linalg spellings
+for _name in ("expand", "expand_as", "repeat", "reshape_as", "view", "view_as", "view_as_dtype"):
+    del globals()[_name]  # (Tensor methods only: torch has no function of these names)
 
 for _name, _dt in _TORCH_NAMES.items():
     globals()[_name] = _dt

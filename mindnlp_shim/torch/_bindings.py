@@ -139,9 +139,9 @@ INPLACE = [
     "sign", "reciprocal", "square", "relu", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul",
     "addcdiv", "nan_to_num", "masked_fill", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
     "logical_not", "bitwise_and", "bitwise_or", "scatter", "scatter_add", "index_add", "index_fill", "tril", "triu",
-    "cumsum", "baddbmm", "addmm", "masked_scatter", "exp2", "expm1", "frac", "maximum", "minimum", "negative",
-    "multiply", "subtract", "divide", "atan2", "hypot", "fmax", "fmin", "erfinv", "log2", "log10", "tan",
-]
+    "cumsum", "baddbmm", "addmm", "masked_scatter", "exp2", "expm1", "frac", "negative",
+    "multiply", "subtract", "divide", "atan2", "hypot", "erfinv", "log2", "log10", "tan",
+]  # (torch's Tensor has no maximum_, minimum_, fmax_ or fmin_)
 
 DUNDERS = {
     "__add__": pw.add, "__radd__": _reflected(pw.add), "__sub__": pw.sub, "__rsub__": _reflected(pw.sub),

@@ -15,7 +15,7 @@ __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_non
            "get_autocast_dtype", "get_autocast_gpu_dtype", "compile", "is_warn_always_enabled", "set_warn_always",
            "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "get_default_device", "set_default_device",
-           "is_grad_enabled_for", "Storage", "TypedStorage", "OutOfMemoryError"]
+           "Storage", "TypedStorage", "OutOfMemoryError"]
 
 
 def is_tensor(obj):
@@ -164,10 +164,6 @@ def set_warn_always(b):
 
 def is_warn_always_enabled():
     return _warn_always[0]
-
-
-def is_grad_enabled_for(tensor):
-    return tensor.requires_grad
 
 
 _compile_notice = []

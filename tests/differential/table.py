@@ -1297,7 +1297,7 @@ NOT_GENERATED = {
         "are_deterministic_algorithms_enabled", "compile", "get_autocast_dtype", "get_autocast_gpu_dtype",
         "get_default_device", "get_default_dtype", "get_float32_matmul_precision", "get_num_interop_threads",
         "get_num_threads", "get_rng_state", "initial_seed", "is_autocast_enabled",
-        "is_deterministic_algorithms_warn_only_enabled", "is_grad_enabled", "is_grad_enabled_for",
+        "is_deterministic_algorithms_warn_only_enabled", "is_grad_enabled",
         "is_inference_mode_enabled", "is_warn_always_enabled", "manual_seed", "seed", "set_default_device",
         "set_default_dtype", "set_float32_matmul_precision", "set_num_interop_threads", "set_num_threads",
         "set_printoptions", "set_rng_state", "use_deterministic_algorithms", "is_storage", "typename",
