@@ -2,7 +2,9 @@
 against real torch: a group count that does not divide the channels (the groups were taken across channels),
 float scalings of integer `addr`, an empty `quantile`, `cumsum_` into another dtype, ops torch has no integer or
 bool kernel for (`abs`, `median`, `argmax`, `trace`, `dot`, `//` of bools, `frac`, `logaddexp`, `nextafter`,
-`logcumsumexp` of integers), `isclose` of bfloat16 with float32, a tensor where a list of tensors belongs (`cat`,
+`logcumsumexp` of integers), `isclose` of bfloat16 with float32, `inverse` of a singular matrix (MindSpore's
+kernel answered numbers), 1x1 and 0x0 matrices (`det`, `inverse`, `slogdet`: MindSpore's kernels refuse them),
+addcmul/addcdiv with gradients (their backward needed a missing kernel), a tensor where a list of tensors belongs (`cat`,
 `stack`: its rows were taken), and `cumsum` of empty tensors (MindSpore's kernel died of a division by zero). Each call
 gives torch's dtype, shape and values, or an error where torch raises one."""
 import pytest
@@ -74,8 +76,47 @@ CALLS = {
     **{f"{name} of a tensor": (lambda name: lambda T: getattr(T, name)(T.ones(2, 3)))(name)
        for name in ("cat", "concat", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")},
     "cat of a tuple": lambda T: T.cat((T.ones(1, 3), T.zeros(2, 3))),
+    # torch.inverse is linalg.inv: a singular matrix raises (MindSpore's MatrixInverse answered numbers)
+    "inverse of a singular matrix": lambda T: T.inverse(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
+    "Tensor.inverse of a singular matrix": lambda T: T.tensor([[1.0, 2.0], [2.0, 4.0]]).inverse(),
+    "inverse of a batch with a singular matrix": lambda T: T.inverse(T.stack([T.eye(2), T.ones(2, 2)])),
+    "matrix_power -1 of a singular matrix": lambda T: T.matrix_power(T.ones(2, 2), -1),
+    "inverse of an int64 matrix": lambda T: T.inverse(T.tensor([[1, 2], [3, 4]])),
+    "inverse": lambda T: T.inverse(T.tensor([[2.0, 0.0], [0.0, 4.0]])),
+    # 1x1 and 0x0 matrices (MindSpore's kernels refuse matrices under 2x2)
+    "inverse 1x1": lambda T: T.inverse(T.tensor([[2.0]])),
+    "inverse 0x0": lambda T: T.inverse(T.zeros(0, 0)),
+    "det 1x1": lambda T: T.det(T.tensor([[2.0]])),
+    "det of a batch of 1x1": lambda T: T.det(T.tensor([[[2.0]], [[-3.0]]])),
+    "det 0x0": lambda T: T.det(T.zeros(0, 0)),
+    "linalg.det 1x1": lambda T: T.linalg.det(T.tensor([[-0.5]])),
+    "slogdet 1x1": lambda T: T.stack(list(T.slogdet(T.tensor([[-2.0]])))),
+    "linalg.slogdet 1x1": lambda T: T.stack(list(T.linalg.slogdet(T.tensor([[4.0]])))),
+    "logdet 1x1": lambda T: T.logdet(T.tensor([[4.0]])),
+    "logdet 1x1 negative": lambda T: T.logdet(T.tensor([[-4.0]])),
+    "cholesky_inverse 1x1": lambda T: T.cholesky_inverse(T.tensor([[2.0]])),
+    "cholesky_solve 1x1": lambda T: T.cholesky_solve(T.tensor([[1.0]]), T.tensor([[2.0]])),
+    "det 1x1 gradient": lambda T: _grad_of(T, T.det, [[2.0]]),
+    "det gradient": lambda T: _grad_of(T, T.det, [[2.0, 0.0], [0.0, 4.0]]),
+    "det gradient at a singular matrix": lambda T: _grad_of(T, T.det, [[1.0, 2.0], [2.0, 4.0]]),
+    # addcmul/addcdiv into a leaf that requires grad (ops.add's backward needed a Clone kernel)
+    **{f"{name} gradients, shapes {sh}": (lambda name, shapes: lambda T: _three_grads(T, name, shapes))(name, sh)
+       for name in ("addcmul", "addcdiv") for sh in [((), (), ()), ((3,), (3,), (3,)), ((), (2,), ())]},
     "stack of a generator": lambda T: T.stack(t for t in (T.ones(3), T.zeros(3))),
 }
+
+
+def _grad_of(T, fn, matrix):
+    x = T.tensor(matrix, requires_grad=True)
+    fn(x).sum().backward()
+    return x.grad.abs()  # (abs: torch's zero gradients at a singular matrix carry signs of its own)
+
+
+def _three_grads(T, name, shapes):
+    a, b, c = (T.full(shape, v, requires_grad=True) for shape, v in zip(shapes, (0.25, -0.5, 2.0)))
+    out = getattr(T, name)(a, b, c, value=0.5)
+    out.sum().backward()
+    return T.cat([out.detach().reshape(-1), a.grad.reshape(-1), b.grad.reshape(-1), c.grad.reshape(-1)])
 
 
 def _outcome(T, name):

@@ -9,7 +9,7 @@ from .. import _dtype
 from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradient as _svd_gradient
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
-from ._util import wrap_dim, write_out
+from ._util import type_name, wrap_dim, write_out
 from ..return_types import return_type
 
 _svd_result = return_type("svd", ["U", "S", "V"])
@@ -85,8 +85,24 @@ def svd(input, some=True, compute_uv=True):
     return _svd_result(u, s, v)
 
 
+def _entry_of_1x1(input):
+    """The element of each 1x1 matrix (MindSpore's determinant kernels refuse matrices under 2x2)."""
+    return input.reshape(tuple(input.shape[:-2]))
+
+
+def _check_float_matrix(input, name):
+    if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{type_name(input.dtype)}")
+
+
 def det(input):
     _check_square(input, "linalg.det")
+    _check_float_matrix(input, "linalg.det")
+    if input.shape[-1] <= 1:  # (the empty matrix's determinant is 1)
+        lead = tuple(input.shape[:-2])
+        return _entry_of_1x1(input) if input.shape[-1] else pw.add(ops.ones(lead, input.dtype),
+                                                                  pw.mul(red.sum(input, (-2, -1)), 0))
     if input.requires_grad and is_grad_enabled():
         return _Det.apply(input)
     return ops.det(input)
@@ -111,6 +127,10 @@ class _Det(Function):
 
 def slogdet(input):
     _check_square(input, "linalg.slogdet")
+    _check_float_matrix(input, "linalg.slogdet")
+    if input.shape[-1] <= 1:
+        d = det(input)
+        return _slogdet_result(pw.sign(d), pw.log(pw.abs(d)))
     sign, logabsdet = ops.slogdet(input)
     return _slogdet_result(sign, logabsdet)
 
@@ -122,10 +142,15 @@ def logdet(input):
 
 
 def inverse(input, *, out=None):
+    """torch.inverse is torch.linalg.inv: a LinAlgError for a singular matrix (MindSpore's MatrixInverse
+    answered a matrix of zeros and other numbers)."""
+    from .linalg_solve import inv
+
     if out is not None:
         return write_out(out, inverse(input), "linalg_inv_ex", exact=True)
     _check_square(input, "linalg.inv")
-    return ops.inverse(input)
+    _check_float_matrix(input, "linalg.inv")
+    return inv(input)
 
 
 def _check_square(input, name):

@@ -919,7 +919,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         return write_out(out, addcmul(input, tensor1, tensor2, value=value), "addcmul")
     product = ops.mul(tensor1, tensor2)
     _check_opmath_scalar(value, product._dtype)
-    return ops.add(input, ops.mul(product, _exact_scalar(value, product)))
+    # (the shim's add: ops.add's backward into a leaf `input` needs a Clone kernel the CPU lacks)
+    return add(input, ops.mul(product, _exact_scalar(value, product)))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
@@ -927,7 +928,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
     ratio = quotient(tensor1, tensor2)
     _check_opmath_scalar(value, ratio._dtype)
-    return ops.add(input, ops.mul(ratio, _exact_scalar(value, ratio)))
+    return add(input, ops.mul(ratio, _exact_scalar(value, ratio)))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
