@@ -7,6 +7,7 @@ kernel answered numbers), 1x1 and 0x0 matrices (`det`, `inverse`, `slogdet`: Min
 addcmul/addcdiv with gradients (their backward needed a missing kernel), a tensor where a list of tensors belongs (`cat`,
 `stack`: its rows were taken), and `cumsum` of empty tensors (MindSpore's kernel died of a division by zero). Each call
 gives torch's dtype, shape and values, or an error where torch raises one."""
+import numpy as np
 import pytest
 
 import mindnlp_shim.torch as mt
@@ -140,3 +141,22 @@ def test_empty_cumsum_keeps_the_graph():
     assert out.requires_grad
     out.sum().backward()
     assert tuple(x.grad.shape) == (0, 1)
+
+
+def test_slogdet_gradient_at_a_singular_matrix_raises():
+    """torch's derivative of log|det A| there is infinite; MindSpore's own answered finite numbers."""
+    x = mt.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
+    _, logabsdet = mt.slogdet(x)
+    with pytest.raises(mt.linalg.LinAlgError):
+        logabsdet.backward()
+
+
+@pytest.mark.parametrize("name", ["slogdet", "logdet"])
+def test_log_determinant_gradient_matches_torch(name):
+    def grad(T):
+        x = T.tensor([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.5, -1.0, -4.0]], requires_grad=True)
+        out = getattr(T, name)(x)
+        (out.logabsdet if name == "slogdet" else out).backward()
+        return x.grad.tolist()
+
+    np.testing.assert_allclose(grad(mt), grad(rt), rtol=1e-6, atol=1e-7)

@@ -131,8 +131,29 @@ def slogdet(input):
     if input.shape[-1] <= 1:
         d = det(input)
         return _slogdet_result(pw.sign(d), pw.log(pw.abs(d)))
-    sign, logabsdet = ops.slogdet(input)
+    if input.requires_grad and is_grad_enabled() and input.dtype not in _dtype.COMPLEX:
+        sign, logabsdet = _LogAbsDet.apply(input)
+    else:
+        sign, logabsdet = ops.slogdet(input)
     return _slogdet_result(sign, logabsdet)
+
+
+class _LogAbsDet(Function):
+    """slogdet with the derivative of log|det A|, A^-T, from the checked inverse: MindSpore's own derivative
+    inverts with MatrixInverse, which answers numbers for a singular matrix (torch's derivative is infinite
+    there; this one raises LinAlgError)."""
+
+    @staticmethod
+    def forward(ctx, A):
+        ctx.save_for_backward(A)
+        sign, logabsdet = ops.slogdet(A)
+        return ops.stop_gradient(sign), logabsdet
+
+    @staticmethod
+    def backward(ctx, grad_sign, grad_logabsdet):
+        A, = ctx.saved_tensors
+        scale = ops.unsqueeze(ops.unsqueeze(grad_logabsdet, -1), -1)
+        return ops.mul(scale, ops.swapaxes(inverse(A), -1, -2))
 
 
 def logdet(input):
