@@ -1,12 +1,13 @@
-"""Calls torch refuses and the shim answered (or answered wrongly), and empty inputs MindSpore's kernels fail on,
-against real torch: a group count that does not divide the channels (the groups were taken across channels),
-float scalings of integer `addr`, an empty `quantile`, `cumsum_` into another dtype, ops torch has no integer or
-bool kernel for (`abs`, `median`, `argmax`, `trace`, `dot`, `//` of bools, `frac`, `logaddexp`, `nextafter`,
-`logcumsumexp` of integers), `isclose` of bfloat16 with float32, `inverse` of a singular matrix (MindSpore's
-kernel answered numbers), 1x1 and 0x0 matrices (`det`, `inverse`, `slogdet`: MindSpore's kernels refuse them),
-addcmul/addcdiv with gradients (their backward needed a missing kernel), a tensor where a list of tensors belongs (`cat`,
-`stack`: its rows were taken), and `cumsum` of empty tensors (MindSpore's kernel died of a division by zero). Each call
-gives torch's dtype, shape and values, or an error where torch raises one."""
+"""Calls torch refuses and the shim answered (or answered wrongly), and inputs MindSpore's kernels fail on, against
+real torch. Refused: a group count that does not divide the channels (the groups were taken across channels),
+float scalings of integer `addr`, an empty `quantile`, `cumsum_` into another dtype, ops without an integer or
+bool kernel in torch (`abs`, `median`, `argmax`, `trace`, `dot`, `//` of bools; `frac`, `logaddexp`, `nextafter`,
+`logcumsumexp` of integers), `isclose` of bfloat16 with float32, `inverse` of a singular matrix (MindSpore's kernel
+answered numbers), a tensor where a list of tensors belongs (`cat`, `stack`: its rows were taken). Answered: 1x1
+and 0x0 matrices (`det`, `inverse`, `slogdet`), addcmul/addcdiv with gradients (their backward needed a missing
+kernel), `cumsum` of empty tensors (MindSpore's kernel died of a division by zero), other 0-d and empty inputs
+(`nonzero`, `max`/`min` along a dim, `roll`, `tril`, `repeat`, `flip`), and `zero_`/`fill_` of a bfloat16 tensor
+inside the autograd graph. Each call gives torch's dtype, shape and values, or an error where torch raises one."""
 import numpy as np
 import pytest
 
@@ -77,6 +78,25 @@ CALLS = {
     **{f"{name} of a tensor": (lambda name: lambda T: getattr(T, name)(T.ones(2, 3)))(name)
        for name in ("cat", "concat", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack")},
     "cat of a tuple": lambda T: T.cat((T.ones(1, 3), T.zeros(2, 3))),
+    # 0-d and empty inputs MindSpore's kernels refuse
+    "nonzero 0-d": lambda T: T.nonzero(T.tensor(0.5)),
+    "nonzero 0-d zero": lambda T: T.nonzero(T.tensor(0.0)),
+    "nonzero 0-d as_tuple": lambda T: T.nonzero(T.tensor(0.5), as_tuple=True)[0],
+    "where 0-d": lambda T: T.where(T.tensor(2))[0],
+    "argwhere 0-d": lambda T: T.argwhere(T.tensor(True)),
+    "max along the last dim of (2, 0, 3)": lambda T: T.max(T.zeros(2, 0, 3), dim=-1, keepdim=True).values,
+    "max indices of (2, 0, 3)": lambda T: T.max(T.zeros(2, 0, 3), dim=2).indices,
+    "min of (0, 3) along 1": lambda T: T.min(T.zeros(0, 3, dtype=T.int32), dim=1).values,
+    "max of (2, 0) along the empty dim": lambda T: T.max(T.zeros(2, 0), dim=1).values,
+    "roll of (4, 0, 4)": lambda T: T.roll(T.zeros(4, 0, 4), 0),
+    "roll of (4, 0, 4) along 0": lambda T: T.roll(T.zeros(4, 0, 4), 1, 0),
+    "tril of (3, 0)": lambda T: T.tril(T.zeros(3, 0), 1),
+    "triu of (1, 0, 4)": lambda T: T.triu(T.zeros(1, 0, 4), 2),
+    "repeat into an empty result": lambda T: T.zeros(3, 1, 0).repeat(1, 0, 2, 0),
+    "repeat of a row 0 times": lambda T: T.ones(3).repeat(0, 2),
+    "flip 0-d": lambda T: T.flip(T.tensor(1.5), [0]),
+    "zero_ of a bfloat16 tensor in the graph": lambda T: _bf16_write_in_graph(T, lambda y: y.zero_()),
+    "fill_ of a bfloat16 tensor in the graph": lambda T: _bf16_write_in_graph(T, lambda y: y.fill_(2.0)),
     # torch.inverse is linalg.inv: a singular matrix raises (MindSpore's MatrixInverse answered numbers)
     "inverse of a singular matrix": lambda T: T.inverse(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
     "Tensor.inverse of a singular matrix": lambda T: T.tensor([[1.0, 2.0], [2.0, 4.0]]).inverse(),
@@ -105,6 +125,14 @@ CALLS = {
        for name in ("addcmul", "addcdiv") for sh in [((), (), ()), ((3,), (3,), (3,)), ((), (2,), ())]},
     "stack of a generator": lambda T: T.stack(t for t in (T.ones(3), T.zeros(3))),
 }
+
+
+def _bf16_write_in_graph(T, write):
+    a = T.tensor([[0.5, -1.0], [2.0, 3.0]], requires_grad=True)
+    y = a.to(T.bfloat16) * 2
+    write(y)
+    (y.float() * 3).sum().backward()
+    return T.cat([y.float().reshape(-1), a.grad.reshape(-1)])
 
 
 def _grad_of(T, fn, matrix):

@@ -99,7 +99,12 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
         if converted._is_leaf and not converted._requires_grad and _pynative_executor.enable_grad():
             # a value off the graph: torch still connects the old value, with a zero gradient (so the leaves
             # behind it get zeros, not None); a `where` on a false mask does that without touching the value
-            converted = ops.where(ops.zeros(converted._shape, mindspore.bool_), tensor, converted)
+            never = ops.zeros(converted._shape, mindspore.bool_)
+            if converted._dtype is mindspore.bfloat16:  # (no bfloat16 Select kernel; the casts are exact)
+                converted = ops.where(never, tensor.astype(mindspore.float32),
+                                      converted.astype(mindspore.float32)).astype(mindspore.bfloat16)
+            else:
+                converted = ops.where(never, tensor, converted)
         if ON_CPU:
             _recorded_write_in_place(tensor, converted, is_view, check_overlap)
         elif is_view or not tensor.is_contiguous():

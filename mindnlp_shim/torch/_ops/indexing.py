@@ -233,7 +233,10 @@ def masked_scatter(input, mask, source):
 def nonzero(input, *, as_tuple=False, out=None):
     if out is not None:
         return write_out(out, nonzero(input), "nonzero", exact=True, differentiable=False)
-    idx = ops.nonzero(input).astype(mindspore.int64)
+    if input.ndim == 0:  # (MindSpore's kernel fails on rank 0: torch's answer is 1 or 0 rows of no coordinates)
+        idx = ops.zeros((int(bool(input)), 0), mindspore.int64)
+    else:
+        idx = ops.nonzero(input).astype(mindspore.int64)
     if as_tuple:
         if input.ndim == 0:
             return (ops.zeros(int(bool(input)), mindspore.int64),)

@@ -258,6 +258,11 @@ def repeat(input, *sizes):
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     x = input.reshape((1,) * (len(sizes) - input.ndim) + tuple(input.shape))
+    if 0 in x._shape or 0 in sizes:  # (MindSpore's Tile fails on an empty result)
+        shape = tuple(n * r for n, r in zip(x._shape, sizes))
+        if x._requires_grad:  # (empty, and in the graph, as torch's)
+            return ops.broadcast_to(ops.mul(ops.reduce_sum(x), 0), shape)
+        return ops.zeros(shape, x.dtype)
     return ops.tile(x, sizes)
 
 
@@ -481,9 +486,9 @@ def select(input, dim, index):
 
 def flip(input, dims):
     dims = tuple(wrap_dim(d, input.ndim) for d in ([dims] if isinstance(dims, int) else dims))
-    if 0 in input._shape:
-        # nothing to reverse; MindSpore's ReverseV2 kernel can die with SIGFPE on an empty input once it has run
-        # on other shapes
+    if 0 in input._shape or not input._shape:
+        # nothing to reverse (MindSpore's ReverseV2 kernel refuses rank 0, and can die with SIGFPE on an empty
+        # input once it has run on other shapes)
         return ops.reshape(input, input._shape)
     return ops.flip(input, dims)
 
@@ -497,6 +502,8 @@ def roll(input, shifts, dims=None):
     for s, d in zip(shifts, dims):
         d = wrap_dim(d, input.ndim)
         n = input.shape[d]
+        if n == 0:  # (an empty tensor rolls into itself)
+            continue
         s %= n
         if s:
             out = cat([narrow(out, d, n - s, s), narrow(out, d, 0, n - s)], d)
@@ -522,12 +529,16 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
 def tril(input, diagonal=0, *, out=None):
     if out is not None:
         return write_out(out, tril(input, diagonal), "tril", exact=True)
+    if 0 in input._shape and input.ndim >= 2:  # (MindSpore's kernel refuses an empty matrix)
+        return ops.reshape(input, input._shape)
     return ops.tril(input, diagonal)
 
 
 def triu(input, diagonal=0, *, out=None):
     if out is not None:
         return write_out(out, triu(input, diagonal), "triu", exact=True)
+    if 0 in input._shape and input.ndim >= 2:  # (MindSpore's kernel refuses an empty matrix)
+        return ops.reshape(input, input._shape)
     return ops.triu(input, diagonal)
 
 
