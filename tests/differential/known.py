@@ -195,8 +195,6 @@ KNOWN = [
           "torch raises NotImplementedError: 'logaddexp_cpu' not implemented for 'Int'; the shim returns"),
     Known(['torch.logaddexp2'], 'always', ['no-raise'],
           "torch raises NotImplementedError: 'logaddexp2_cpu' not implemented for 'Int'; the shim returns"),
-    Known(['torch.logcumsumexp'], 'noncontiguous', ['exception-type'],
-          "torch raises NotImplementedError: 'logcumsumexp_out_cpu' not implemented for 'Int'; the shim TypeError: For primitive[CumulativeLogsumexp], the"),
     Known(['torch.nextafter'], 'bfloat16', ['raises'],
           "torch returns; the shim raises TypeError: ufunc 'nextafter' not supported for the input types, and the inputs could not be safely coerced to any suppor"),
     Known(['torch.positive'], 'bool_input', ['exception-type'],

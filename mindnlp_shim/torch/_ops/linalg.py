@@ -315,7 +315,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if ord == float("-inf"):
         return amin(a, dim if dim is not None else (), keepdim)
     if ord == 0:
-        return _sum(ops.not_equal(x, 0).astype(x.dtype), dim, keepdim)
+        count = _sum(ops.not_equal(x, 0).astype(x.dtype), dim, keepdim)
+        if grad_enabled() and (x._requires_grad or not x._is_leaf):  # (in the graph with a zero gradient)
+            count = ops.where(ops.zeros(count.shape, mindspore.bool_), _sum(a, dim, keepdim), count)
+        return count
     if ord == 1:
         return _sum(a, dim, keepdim)
     if ord == 2:

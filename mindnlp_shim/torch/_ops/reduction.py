@@ -542,6 +542,24 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
+def _unique_of_empty(input, dim, return_inverse, return_counts):
+    """unique(dim=...) of a tensor with a 0-sized dim: torch refuses one that is not `dim`; empty along `dim`,
+    the answer is the empty input (NumPy's unique fails to reshape it). None where neither applies."""
+    shape = tuple(input.shape)
+    if not shape:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if 0 not in shape:
+        return None
+    if 0 in shape[:dim] + shape[dim + 1:]:  # (`any` here is torch.any)
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    out = [ops.reshape(input, shape)]
+    if return_inverse:
+        out.append(ops.zeros((0,), mindspore.int64))
+    if return_counts:
+        out.append(ops.zeros((0,), mindspore.int64))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive values, or of equal consecutive slices along `dim` (computed on the
     host: data-dependent output size)."""
@@ -550,6 +568,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     values = input.asnumpy()
     if dim is not None:
         dim = wrap_dim(dim, input.ndim or 1)
+        empty = _unique_of_empty(input, dim, return_inverse, return_counts)
+        if empty is not None:
+            return empty
         slices = np.moveaxis(values.reshape(1) if values.ndim == 0 else values, dim, 0)
         rows = slices.reshape(slices.shape[0], -1)
         starts = np.ones(rows.shape[0], dtype=bool)
@@ -579,6 +600,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
     if dim is not None:  # the distinct slices along `dim`, sorted lexicographically, as torch's
         dim = wrap_dim(dim, input.ndim or 1)
+        empty = _unique_of_empty(input, dim, return_inverse, return_counts)
+        if empty is not None:
+            return empty
         values = input.asnumpy()
         res = np.unique(values.reshape(1) if values.ndim == 0 else values, return_inverse=return_inverse,
                         return_counts=return_counts, axis=dim)

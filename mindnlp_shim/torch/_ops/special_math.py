@@ -75,6 +75,19 @@ def _no_integer_kernel(kernel):
     return wrap
 
 
+def _tensor_arguments(op):
+    """torch's binding of `op(input, other)` takes tensors only: a Python number is a TypeError."""
+    @functools.wraps(op)
+    def checked(input, other, *args, **kwargs):
+        for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{op.__name__}(): argument '{arg}' (position {position}) must be Tensor, "
+                                f"not {type(value).__name__}")
+        return op(input, other, *args, **kwargs)
+
+    return checked
+
+
 def _numpy_op(compute, result=None):
     """A non-differentiable function computed in NumPy: `result(dtype)` names the output dtype."""
 
@@ -330,6 +343,7 @@ _igamma_float64 = _host_igamma("igamma", False)
 _igammac_float64 = _host_igamma("igammac", True)
 
 
+@_tensor_arguments
 @_floating_op
 def igamma(input, other):
     if input.dtype == mindspore.float64:
@@ -337,6 +351,7 @@ def igamma(input, other):
     return ops.igamma(input, other)
 
 
+@_tensor_arguments
 @_floating_op
 def igammac(input, other):
     if input.dtype == mindspore.float64:
@@ -377,11 +392,8 @@ def _wrapping_lcm(a, b):
 
 lcm = _numpy_op(_integral_only(_wrapping_lcm, "lcm"))
 _nextafter_values = _numpy_op(np.nextafter)
+@_tensor_arguments
 def nextafter(input, other, *, out=None):
-    for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"nextafter(): argument '{arg}' (position {position}) must be Tensor, "
-                            f"not {type(value).__name__}")
     dt = _promoted(input, other)
     if dtype_category(dt) < 2:  # (NumPy's nextafter would answer in float64)
         raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{type_name(dt)}'")

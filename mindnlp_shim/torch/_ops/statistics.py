@@ -158,9 +158,9 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
+    dim = wrap_dim(dim, input.ndim)  # (a 0-d tensor takes dim 0 or -1, as torch's; the dim is checked first)
     if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input.dtype)}'")
-    dim = wrap_dim(dim, input.ndim)  # (a 0-d tensor takes dim 0 or -1, as torch's)
     if input.ndim == 0:
         return input
     if input.dtype == mindspore.bfloat16:  # (no bfloat16 kernel: in float32, rounded once)
