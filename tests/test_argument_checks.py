@@ -97,6 +97,14 @@ CALLS = {
     "flip 0-d": lambda T: T.flip(T.tensor(1.5), [0]),
     "zero_ of a bfloat16 tensor in the graph": lambda T: _bf16_write_in_graph(T, lambda y: y.zero_()),
     "fill_ of a bfloat16 tensor in the graph": lambda T: _bf16_write_in_graph(T, lambda y: y.fill_(2.0)),
+    **{f"{fn} of {shape} along {dim}": (lambda fn, shape, dim: lambda T: T.stack(
+        [t.float().sum() for t in getattr(T, fn)(T.zeros(shape), return_inverse=True, return_counts=True, dim=dim)]
+    ))(fn, shape, dim) for fn in ("unique", "unique_consecutive")
+       for shape, dim in [((0,), 0), ((0, 3), 0), ((1, 0, 4), 0), ((2, 0), 1), ((), 0)]},
+    "igamma of a tensor and a number": lambda T: T.igamma(T.tensor([1.0]), 2),
+    "igammac of a number and a tensor": lambda T: T.igammac(2.0, T.tensor([1.0])),
+    "norm 0 of a tensor in the graph": lambda T: T.tensor(float(T.norm(T.tensor([0.0, 2.0], requires_grad=True),
+                                                                      0).requires_grad)),
     # torch.inverse is linalg.inv: a singular matrix raises (MindSpore's MatrixInverse answered numbers)
     "inverse of a singular matrix": lambda T: T.inverse(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
     "Tensor.inverse of a singular matrix": lambda T: T.tensor([[1.0, 2.0], [2.0, 4.0]]).inverse(),
