@@ -196,3 +196,12 @@ def test_log_determinant_gradient_matches_torch(name):
         return x.grad.tolist()
 
     np.testing.assert_allclose(grad(mt), grad(rt), rtol=1e-6, atol=1e-7)
+
+
+def test_isin_of_an_empty_test_set_is_false_everywhere():
+    """MindSpore's any over an empty axis reads uninitialised memory: the answer was True now and then."""
+    for _ in range(30):
+        _ = mt.randn(64, 64) > 0  # (allocations that leave nonzero bytes behind)
+        elements = mt.tensor([0.67, 1.0, -2.0], dtype=mt.float64)
+        assert mt.isin(elements, mt.zeros(1, 0, 0, dtype=mt.float64)).tolist() == [False, False, False]
+        assert mt.isin(elements, mt.zeros(0, dtype=mt.float64), invert=True).tolist() == [True, True, True]

@@ -258,6 +258,8 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         from .creation import tensor
 
         elements = tensor(elements)
+    if test_elements.numel() == 0:  # (MindSpore's any over an empty axis reads uninitialised memory)
+        return ops.fill(mindspore.bool_, tuple(elements.shape), bool(invert))
     hits = ops.any(ops.equal(ops.expand_dims(elements, -1), test_elements.reshape(-1)), -1)
     return ops.logical_not(hits) if invert else hits
 
