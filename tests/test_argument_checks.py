@@ -105,6 +105,17 @@ CALLS = {
     "igammac of a number and a tensor": lambda T: T.igammac(2.0, T.tensor([1.0])),
     "norm 0 of a tensor in the graph": lambda T: T.tensor(float(T.norm(T.tensor([0.0, 2.0], requires_grad=True),
                                                                       0).requires_grad)),
+    "topk 0": lambda T: T.topk(T.zeros(3), 0).values,
+    "topk 0 along 0 of int32": lambda T: T.cat([t.long().reshape(-1) for t in T.topk(T.zeros(3, 2, dtype=T.int32),
+                                                                                  0, dim=0)]),
+    "argmax along 1 of (0, 3)": lambda T: T.argmax(T.zeros(0, 3), 1),
+    "argmax along 0 of (0, 3)": lambda T: T.argmax(T.zeros(0, 3), 0),
+    "argmin along 0 of (2, 0), keepdim": lambda T: T.argmin(T.zeros(2, 0), 0, keepdim=True),
+    "argmax of (0, 3)": lambda T: T.argmax(T.zeros(0, 3)),
+    "layer_norm of no rows": lambda T: T.nn.functional.layer_norm(T.zeros(0, 4), (4,)),
+    "LayerNorm of no rows, in the graph": lambda T: T.tensor(float(T.nn.LayerNorm(4)(T.zeros(2, 0, 4)).requires_grad)),
+    "GroupNorm of no samples, in the graph": lambda T: T.tensor(float(T.nn.GroupNorm(2, 4)(T.zeros(0, 4, 2))
+                                                                     .requires_grad)),
     # torch.inverse is linalg.inv: a singular matrix raises (MindSpore's MatrixInverse answered numbers)
     "inverse of a singular matrix": lambda T: T.inverse(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
     "Tensor.inverse of a singular matrix": lambda T: T.tensor([[1.0, 2.0], [2.0, 4.0]]).inverse(),

@@ -253,10 +253,26 @@ def _no_bool_extreme(input, name):
         raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Bool'")
 
 
+def _arg_extreme_of_empty(input, dim, keepdim, name):
+    """argmax/argmin along a dim of an empty tensor: torch's error for an empty reduced dim, else the empty
+    result (MindSpore's kernels refuse empty input). None for a non-empty input."""
+    if 0 not in input._shape:
+        return None
+    if dim is None:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    _check_extreme_dims(input, dim, name)
+    dim = wrap_dim(dim, input.ndim)
+    shape = tuple(1 if i == dim else n for i, n in enumerate(input._shape) if keepdim or i != dim)
+    return ops.zeros(shape, mindspore.int64)
+
+
 def argmax(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, argmax(input, dim, keepdim), "argmax", exact=True)
     _no_bool_extreme(input, "argmax")
+    empty = _arg_extreme_of_empty(input, dim, keepdim, "argmax")
+    if empty is not None:
+        return empty
     on_host = host_small.arg_extreme(np.argmax, input, dim, keepdim)
     if on_host is not None:
         return on_host
@@ -269,6 +285,9 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if out is not None:
         return write_out(out, argmin(input, dim, keepdim), "argmin", exact=True)
     _no_bool_extreme(input, "argmin")
+    empty = _arg_extreme_of_empty(input, dim, keepdim, "argmin")
+    if empty is not None:
+        return empty
     on_host = host_small.arg_extreme(np.argmin, input, dim, keepdim)
     if on_host is not None:
         return on_host
@@ -474,6 +493,11 @@ _TOPK_RESULT = return_type("topk", ["values", "indices"])
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         return write_outs(out, topk(input, k, dim, largest, sorted), "topk")
+    if k == 0 and input.ndim:  # (MindSpore's TopK refuses k = 0: torch's answer is empty along dim)
+        dim = wrap_dim(dim, input.ndim)
+        shape = tuple(0 if i == dim else n for i, n in enumerate(input._shape))
+        values = ops.broadcast_to(ops.mul(ops.reduce_sum(input), 0).astype(input.dtype), shape)  # (in the graph)
+        return _TOPK_RESULT(values, ops.zeros(shape, mindspore.int64))
     if dim not in (-1, input.ndim - 1):
         moved = input.swapaxes(dim, -1)
         values, indices = topk(moved, k, -1, largest, sorted)

@@ -41,6 +41,16 @@ def _k(value, x):
     return Tensor(value, _F64) if x._dtype == _F64 else value
 
 
+def _empty_result(input, *params):
+    """The empty result of a normalisation of an empty input, in the graph of the input and the parameters
+    (MindSpore's kernels refuse empty input; torch's result still requires grad through the weight)."""
+    out = ops.reshape(input, input._shape)
+    for p in params:
+        if p is not None:
+            out = ops.add(out, ops.broadcast_to(ops.mul(ops.reduce_sum(p), 0).astype(out.dtype), out._shape))
+    return out
+
+
 def _floats_only(input, kernel):
     """torch's activations with no integer or bool kernel refuse those dtypes (MindSpore's would compute them
     in float, or fail with a message about its own kernel)."""
@@ -166,6 +176,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[-len(normalized_shape):]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    if 0 in input._shape:  # (no rows: MindSpore's LayerNorm kernel refuses them)
+        return _empty_result(input, weight, bias)
     on_host = _host_small.layer_norm(input, normalized_shape, weight, bias, float(eps))
     if on_host is None and _lean._records(input, weight, bias):
         on_host = _lean.host_layer_norm(input, normalized_shape, weight, bias, float(eps))
@@ -251,6 +263,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 @_norm_functions.float16_statistics_in_float32
 def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     _check_group_norm(input, num_groups, weight, bias)
+    if 0 in input._shape:  # (nothing to normalise: the statistics of no values would fail)
+        return _empty_result(input, weight, bias)
     n, c = input.shape[0], input.shape[1]
     x = input.reshape(n, num_groups, -1)
     mean = ops.mean(x, -1, True)
