@@ -280,6 +280,13 @@ def __array__(self, dtype=None, copy=None):
     return arr if dtype is None else arr.astype(dtype)
 
 
+def __array_wrap__(self, array, context=None, return_scalar=False):
+    """A NumPy ufunc of a tensor gives a tensor (`np.exp(t)`), as torch's; a bool result as uint8, as torch's."""
+    if array.dtype == bool:
+        array = array.astype("uint8")
+    return Tensor.from_numpy(np.require(array, requirements="C"))  # (keeps a 0-d array 0-d)
+
+
 def clone(self, *, memory_format=None):
     # a recorded copy into new storage: gradients flow back to the source. One Identity kernel where it exists
     # (it keeps -0.0; adding a zero takes two kernels and gives 0.0). CPU has no bf16 Identity: bf16 goes through
@@ -830,7 +837,7 @@ _METHODS = {
     "is_floating_point": is_floating_point, "is_complex": is_complex, "is_signed": is_signed,
     "requires_grad_": requires_grad_, "backward": backward, "detach": detach, "detach_": detach_,
     "retain_grad": retain_grad, "to": to, "type": type_, "type_as": type_as, "cpu": cpu, "cuda": cuda,
-    "numpy": numpy, "__array__": __array__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
+    "numpy": numpy, "__array__": __array__, "__array_wrap__": __array_wrap__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
     "new_full": new_full, "untyped_storage": untyped_storage, "is_shared": is_shared,
     "share_memory_": share_memory_, "pin_memory": pin_memory,
     "is_pinned": lambda self, device=None: False, "get_device": lambda self: -1 if PROCESS_DEVICE_TYPE == "cpu" else 0,
@@ -848,6 +855,8 @@ _METHODS = {
 
 def install():
     Tensor._backward_hooks = None  # torch keeps module-style backward hooks here; read by serialization code
+    # NumPy's operators defer to a tensor's reflected ones (`np.float64(2) * t` is a tensor, not an ndarray)
+    Tensor.__array_priority__ = 1000
     for name, getter in _PROPERTIES.items():
         setattr(Tensor, name, property(getter))
     for name, (getter, setter) in _SETTABLE_PROPERTIES.items():
