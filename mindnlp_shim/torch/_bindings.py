@@ -54,8 +54,10 @@ _OPERAND_TYPES = (TensorPy, int, float, complex)  # (bool is an int)
 
 
 def _operator(fn):
-    """Python operators answer NotImplemented for foreign operands (MindSpore itself compares tensors with
-    strings internally, and Python then falls back to its default instead of a dispatch error)."""
+    """Python operators answer NotImplemented for foreign operands, lists and tuples among them, as torch's do
+    (`t == [1, 2]` is False and `t + [1, 2]` a TypeError; MindSpore itself compares tensors with strings
+    internally, and Python then falls back to its default instead of a dispatch error). NumPy values are
+    operands."""
 
     def method(self, other):
         if not isinstance(other, _OPERAND_TYPES):
@@ -63,10 +65,6 @@ def _operator(fn):
 
             if isinstance(other, (np.ndarray, np.generic)):
                 other = Tensor(np.asarray(other))
-            elif isinstance(other, (list, tuple)):
-                from ._ops.creation import tensor
-
-                other = tensor(other)
             else:
                 return NotImplemented
         return fn(self, other)

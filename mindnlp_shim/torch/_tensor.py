@@ -280,6 +280,13 @@ def __array__(self, dtype=None, copy=None):
     return arr if dtype is None else arr.astype(dtype)
 
 
+def __reversed__(self):
+    """reversed(t): the tensor flipped along dim 0 (a 0-d tensor itself), as torch's."""
+    from ._ops.shape import flip
+
+    return self if self.ndim == 0 else flip(self, 0)
+
+
 def __array_wrap__(self, array, context=None, return_scalar=False):
     """A NumPy ufunc of a tensor gives a tensor (`np.exp(t)`), as torch's; a bool result as uint8, as torch's."""
     if array.dtype == bool:
@@ -837,7 +844,7 @@ _METHODS = {
     "is_floating_point": is_floating_point, "is_complex": is_complex, "is_signed": is_signed,
     "requires_grad_": requires_grad_, "backward": backward, "detach": detach, "detach_": detach_,
     "retain_grad": retain_grad, "to": to, "type": type_, "type_as": type_as, "cpu": cpu, "cuda": cuda,
-    "numpy": numpy, "__array__": __array__, "__array_wrap__": __array_wrap__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
+    "numpy": numpy, "__array__": __array__, "__array_wrap__": __array_wrap__, "__reversed__": __reversed__, "clone": clone, "copy_": copy_, "new_tensor": new_tensor,
     "new_full": new_full, "untyped_storage": untyped_storage, "is_shared": is_shared,
     "share_memory_": share_memory_, "pin_memory": pin_memory,
     "is_pinned": lambda self, device=None: False, "get_device": lambda self: -1 if PROCESS_DEVICE_TYPE == "cpu" else 0,
@@ -857,6 +864,8 @@ def install():
     Tensor._backward_hooks = None  # torch keeps module-style backward hooks here; read by serialization code
     # NumPy's operators defer to a tensor's reflected ones (`np.float64(2) * t` is a tensor, not an ndarray)
     Tensor.__array_priority__ = 1000
+    if "__round__" in Tensor.__dict__:  # MindSpore's: torch's Tensor has none, so round(t) is a TypeError
+        del Tensor.__round__
     for name, getter in _PROPERTIES.items():
         setattr(Tensor, name, property(getter))
     for name, (getter, setter) in _SETTABLE_PROPERTIES.items():
