@@ -61,3 +61,23 @@ def pytest_collection_modifyitems(config, items):
         module = getattr(item, "module", None)
         if getattr(module, SUBPROCESS_FLAG, False) and item.name != SUBPROCESS_TEST:
             item.add_marker(skip)
+
+
+def outcome(call, T):
+    """What `call(T)` gives, comparable between real torch and the shim: ("error",) when it raises (torch's
+    exception types differ by call; raising is what is compared), else the value's kind, and for a tensor its
+    dtype, shape and values (as repr: NaN equals NaN, and signed zeros differ); tuples and lists element by
+    element."""
+    try:
+        value = call(T)
+    except Exception:  # noqa: BLE001
+        return ("error",)
+    return _described(value, T)
+
+
+def _described(value, T):
+    if isinstance(value, T.Tensor):
+        return ("tensor", str(value.dtype).replace("torch.", ""), tuple(value.shape), repr(value.tolist()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__,) + tuple(_described(v, T) for v in value)
+    return (type(value).__name__, repr(value))

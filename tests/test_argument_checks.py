@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import mindnlp_shim.torch as mt
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, outcome, real_torch, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -167,19 +167,9 @@ def _three_grads(T, name, shapes):
     return T.cat([out.detach().reshape(-1), a.grad.reshape(-1), b.grad.reshape(-1), c.grad.reshape(-1)])
 
 
-def _outcome(T, name):
-    try:
-        value = CALLS[name](T)
-    except Exception:  # noqa: BLE001  (raising is what is compared)
-        return ("error",)
-    if isinstance(value, bool):
-        return ("value", value)
-    return ("value", str(value.dtype).replace("torch.", ""), tuple(value.shape), repr(value.tolist()))
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_call_matches_torch(name):
-    assert _outcome(mt, name) == _outcome(rt, name)
+    assert outcome(CALLS[name], mt) == outcome(CALLS[name], rt)
 
 
 def test_empty_cumsum_keeps_the_graph():

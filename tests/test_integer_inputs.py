@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mindnlp_shim.torch as mt
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, outcome, real_torch, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -91,18 +91,9 @@ CALLS = {
 }
 
 
-def _outcome(T, name):
-    try:
-        value = CALLS[name](T)
-    except Exception:  # noqa: BLE001  (raising is what is compared)
-        return ("error",)
-    dtype, shape, values = _described(value)
-    return ("value", dtype, shape, repr(values))  # (repr: NaN equals NaN)
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_integer_edge_matches_torch(name):
-    assert _outcome(mt, name) == _outcome(rt, name)
+    assert outcome(CALLS[name], mt) == outcome(CALLS[name], rt)
 
 
 @pytest.mark.parametrize("eps", [0.6, 0.5, 0.45, 0.2, None])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mindnlp_shim.torch as mt
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, outcome, real_torch, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -46,18 +46,9 @@ CALLS = {
 }
 
 
-def _outcome(T, name):
-    try:
-        value = CALLS[name](T)
-    except Exception:  # noqa: BLE001  (raising is what is compared)
-        return ("error",)
-    kind = "tensor" if isinstance(value, T.Tensor) else type(value).__name__
-    return (kind, str(value.dtype).replace("torch.", ""), repr(value.tolist()))
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_numpy_meets_tensor_as_torch(name):
-    assert _outcome(mt, name) == _outcome(rt, name)
+    assert outcome(CALLS[name], mt) == outcome(CALLS[name], rt)
 
 
 def test_numpy_scalar_times_a_loss_keeps_the_graph():

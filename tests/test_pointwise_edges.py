@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mindnlp_shim.torch as mt
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, outcome, real_torch, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -59,19 +59,9 @@ CALLS = {
 }
 
 
-def _outcome(T, name):
-    try:
-        value = CALLS[name](T)
-    except Exception:  # noqa: BLE001  (raising is what is compared)
-        return ("error",)
-    if isinstance(value, tuple):
-        return ("value", repr(value))
-    return ("value", str(value.dtype).replace("torch.", ""), tuple(value.shape), repr(value.tolist()))
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_pointwise_edge_matches_torch(name):
-    assert _outcome(mt, name) == _outcome(rt, name)
+    assert outcome(CALLS[name], mt) == outcome(CALLS[name], rt)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

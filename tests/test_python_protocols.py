@@ -11,7 +11,7 @@ import pickle
 import pytest
 
 import mindnlp_shim.torch as mt
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, outcome, real_torch, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -70,18 +70,6 @@ CALLS = {
 }
 
 
-def _outcome(T, name):
-    try:
-        value = CALLS[name](T)
-    except Exception:  # noqa: BLE001  (raising is what is compared)
-        return ("error",)
-    if isinstance(value, T.Tensor):
-        return ("tensor", str(value.dtype).replace("torch.", ""), repr(value.tolist()))
-    if isinstance(value, list):
-        value = [v.tolist() if isinstance(v, T.Tensor) else v for v in value]
-    return (type(value).__name__, repr(value))
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_python_protocol_as_torch(name):
-    assert _outcome(mt, name) == _outcome(rt, name)
+    assert outcome(CALLS[name], mt) == outcome(CALLS[name], rt)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mindnlp_shim.torch as mt
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, outcome, real_torch, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -162,17 +162,9 @@ CALLS = {
 }
 
 
-def _outcome(T, name):
-    try:
-        value = CALLS[name](T)
-    except Exception:  # noqa: BLE001  (torch's exception types differ by call; raising is what is compared)
-        return ("error",)
-    return ("value", str(value.dtype).replace("torch.", ""), tuple(value.shape), repr(value.tolist()))
-
-
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_scalar_conversion_matches_torch(name):
-    assert _outcome(mt, name) == _outcome(rt, name)
+    assert outcome(CALLS[name], mt) == outcome(CALLS[name], rt)
 
 
 _DTYPES = ("int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64", "bool")
