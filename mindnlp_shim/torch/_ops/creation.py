@@ -8,6 +8,7 @@ from mindspore import ops
 
 from .. import _dtype
 from .. import _device_context
+from . import _promotion
 from .._device import check_reachable
 from ._util import Tensor, out_dtype, shape_arg, type_name, write_out
 
@@ -83,15 +84,10 @@ def _leaf_dtype(leaf):
         return leaf.dtype
     if isinstance(leaf, (np.ndarray, np.generic)):
         return _dtype.from_numpy_dtype(leaf.dtype)
-    if isinstance(leaf, bool):
-        return mindspore.bool_
-    if isinstance(leaf, int):
-        return mindspore.int64
-    if isinstance(leaf, float):
-        return _dtype.get_default_dtype()
-    if isinstance(leaf, complex):
-        return _default_complex()
-    raise TypeError(f"Could not infer dtype of {type(leaf).__name__}")
+    dtype = _promotion._scalar_dtype(leaf)  # (a Python number's: bool, int64, the default float or complex)
+    if dtype is None:
+        raise TypeError(f"Could not infer dtype of {type(leaf).__name__}")
+    return dtype
 
 
 def _check_element_readable(x, dtype):
