@@ -56,6 +56,7 @@ CALLS = {
                                                          equal_nan=True),
     "isclose bfloat16": lambda T: T.isclose(T.tensor([0.5, 1.0], dtype=T.bfloat16),
                                             T.tensor([0.5, 1.01], dtype=T.bfloat16)),
+    "isclose of bools": lambda T: T.isclose(T.tensor([True, False]), T.tensor([False, False])),
     "allclose bfloat16 with float64": lambda T: T.allclose(T.tensor([0.5], dtype=T.bfloat16),
                                                            T.tensor([0.5], dtype=T.float64)),
     **{f"cumsum of {shape} along {dim}": (lambda shape, dim: lambda T: T.cumsum(T.zeros(shape), dim))(shape, dim)

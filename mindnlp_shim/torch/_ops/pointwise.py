@@ -954,6 +954,8 @@ nan_to_num.__wrapped_for_bf16__ = True  # the default limits are bfloat16's, so 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if isinstance(input, TensorPy) and isinstance(other, TensorPy) and input._dtype is not other._dtype:
         raise RuntimeError(f"{type_name(input._dtype)} did not match {type_name(other._dtype)}")
+    if isinstance(input, TensorPy) and input._dtype is mindspore.bool_:  # (bools are close when equal)
+        return ops.equal(input, other)
     if isinstance(input, TensorPy) and input._dtype is mindspore.bfloat16:  # (no CPU kernels: exact in float32)
         input = input.astype(mindspore.float32)
         other = other.astype(mindspore.float32) if isinstance(other, TensorPy) else other
