@@ -398,6 +398,9 @@ _HOST_POWERS = {
 }
 
 
+_INTEGRAL_OR_BOOL = _dtype.INTEGRAL | {mindspore.bool_}
+
+
 def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, host_rounds=False, floating=False):
     """A one-input op; `exact`: its out= takes only the result's own dtype (torch: abs, floor, sign, ...);
     `host`: the NumPy function that gives torch's result for small tensors of `host_dtypes` (host_small);
@@ -407,7 +410,7 @@ def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, h
     def op(input, *, out=None):
         if out is not None:  # (the value from the module's op: the one adapted per target)
             return write_out(out, globals()[name](input), name, exact=exact)
-        if floating and isinstance(input, TensorPy) and _promotion.kind(input.dtype) < 2:
+        if floating and isinstance(input, TensorPy) and input._dtype in _INTEGRAL_OR_BOOL:
             input = input.astype(_dtype.get_default_dtype())
         if host is not None:
             on_host = host_small.unary(host, input, host_dtypes, host_rounds)
