@@ -58,6 +58,9 @@ VIEWS = {
     "unfold": lambda T, x: x.unfold(1, 3, 3),  # (non-overlapping windows: every write has one place)
     "unfold_of_transpose": lambda T, x: x.t().unfold(1, 2, 2),
     "view_dtype_same_size": lambda T, x: x.view(T.int32).view(T.float32),
+    "view_dtype_of_transpose": lambda T, x: x.t().view(T.int32).view(T.float32),
+    "view_dtype_of_slice_other_size": lambda T, x: x[:, 2:].view(T.float16).view(T.float32),
+    "view_dtype_of_rows_step": lambda T, x: x[::2].view(T.int32).view(T.float32),
 }
 
 # name -> fn(T, t): an in-place write into t

@@ -109,9 +109,39 @@ def view_as_dtype(input, dtype):
     if ON_CPU and not bfloat16 and input.is_contiguous():
         # the same memory read as `dtype`: writes through either show in the other, as torch's view
         return Tensor.from_numpy(host_view(input).view(_dtype.to_numpy_dtype(dtype)))
-    # a copy of the bytes read as `dtype` (a non-contiguous input, or bfloat16: MindSpore cannot alias those)
+    if ON_CPU and not bfloat16 and 0 not in input._shape:
+        return _strided_view_as_dtype(input, dtype, old, new, names)
+    # a copy of the bytes read as `dtype` (bfloat16: MindSpore cannot alias those)
     arr = np.ascontiguousarray(input.asnumpy())
     return Tensor.from_numpy(arr.view(_dtype.to_numpy_dtype(dtype)))
+
+
+def _strided_view_as_dtype(input, dtype, old, new, names):
+    """A non-contiguous tensor's memory read as `dtype`, aliased: its whole storage read as `dtype`, then the
+    input's sizes, strides and offset in units of the new element (torch's rules for element sizes)."""
+    from mindspore.ops.auto_generate.gen_ops_def import as_strided as ms_as_strided
+    from .._memory import host_view
+
+    stride, offset = list(input.stride()), input.storage_offset()
+    if new > old:  # a new element spans `factor` old ones: the other strides and the offset must divide
+        factor = new // old
+        for i, step in enumerate(stride[:-1]):
+            if step % factor:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {factor} to view {names} (different "
+                                   f"element sizes), but got {step}")
+        if offset % factor:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {factor} to view {names} (different "
+                               f"element sizes), but got {offset}")
+        scale = lambda n: n // factor  # noqa: E731
+    else:
+        scale = lambda n: n * (old // new)  # noqa: E731
+    size = list(input._shape)
+    size[-1] = scale(size[-1])
+    stride = [scale(step) for step in stride[:-1]] + [1 if old != new else stride[-1]]
+    count = TensorPy.untyped_storage(input).nbytes() // old
+    whole = ms_as_strided(ops.stop_gradient(input), (count,), (1,), 0)  # (the storage from its first element)
+    whole = Tensor.from_numpy(host_view(whole).view(_dtype.to_numpy_dtype(dtype)))
+    return ms_as_strided(whole, tuple(size), tuple(stride), scale(offset))
 
 
 def view_as(input, other):
