@@ -7,7 +7,8 @@ answered numbers), a tensor where a list of tensors belongs (`cat`, `stack`: its
 and 0x0 matrices (`det`, `inverse`, `slogdet`), addcmul/addcdiv with gradients (their backward needed a missing
 kernel), `cumsum` of empty tensors (MindSpore's kernel died of a division by zero), other 0-d and empty inputs
 (`nonzero`, `max`/`min` along a dim, `roll`, `tril`, `repeat`, `flip`), and `zero_`/`fill_` of a bfloat16 tensor
-inside the autograd graph. Each call gives torch's dtype, shape and values, or an error where torch raises one."""
+inside the autograd graph; bool masks of another shape than the dims they index (rows were selected from a
+mask too short). Each call gives torch's dtype, shape and values, or an error where torch raises one."""
 import numpy as np
 import pytest
 
@@ -117,6 +118,23 @@ CALLS = {
     "LayerNorm of no rows, in the graph": lambda T: T.tensor(float(T.nn.LayerNorm(4)(T.zeros(2, 0, 4)).requires_grad)),
     "GroupNorm of no samples, in the graph": lambda T: T.tensor(float(T.nn.GroupNorm(2, 4)(T.zeros(0, 4, 2))
                                                                      .requires_grad)),
+    # a bool mask covers dims of exactly its sizes (a mask of 2 over 3 rows selected from the first 2)
+    **{f"mask {name}": (lambda fn: lambda T: fn(T, T.arange(12.0).reshape(3, 4)))(fn) for name, fn in {
+        "of 2 over 3 rows": lambda T, x: x[T.tensor([True, False])],
+        "of 3 over 3 rows": lambda T, x: x[T.tensor([True, False, True])],
+        "list of 2 bools": lambda T, x: x[[True, False]],
+        "of (3, 3) over (3, 4)": lambda T, x: x[T.ones(3, 3, dtype=T.bool)],
+        "of (3, 4)": lambda T, x: x[T.ones(3, 4, dtype=T.bool)],
+        "after a slice, of 3 over 4": lambda T, x: x[:, T.tensor([True, False, True])],
+        "after an ellipsis, of 4": lambda T, x: x[..., T.tensor([True, False, True, True])],
+        "after an ellipsis, of 2": lambda T, x: x[..., T.tensor([True, False])],
+        "after None": lambda T, x: x[None, T.tensor([True, False, True])],
+        "after an int, of 2 over 4": lambda T, x: x[1, T.tensor([True, False])],
+        "0-d": lambda T, x: x[T.tensor(True)],
+        "of 2 over 3 rows, in the graph": lambda T, x: x.requires_grad_()[T.tensor([True, False])],
+        "of 2 over 3 rows, written": lambda T, x: x.__setitem__(T.tensor([True, False]), 1.0),
+    }.items()},
+    "mask of 299 over 300 rows of a large tensor": lambda T: T.zeros(300, 400)[T.ones(299, dtype=T.bool)],
     # torch.inverse is linalg.inv: a singular matrix raises (MindSpore's MatrixInverse answered numbers)
     "inverse of a singular matrix": lambda T: T.inverse(T.tensor([[1.0, 2.0], [2.0, 4.0]])),
     "Tensor.inverse of a singular matrix": lambda T: T.tensor([[1.0, 2.0], [2.0, 4.0]]).inverse(),

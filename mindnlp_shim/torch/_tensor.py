@@ -661,10 +661,36 @@ def _split_selections(items):
     return first, tuple(item for item in items if not _selects(item))
 
 
+def _check_masks(shape, items):
+    """torch's check of bool masks in an index: each covers as many dims as it has, of exactly their sizes (a
+    mask of 2 over a dim of 3 selected from the first 2 rows)."""
+    def dims_of(item):
+        if item is None or item is Ellipsis or type(item) is bool:
+            return 0
+        if type(item) is Tensor and item._dtype is mindspore.bool_:
+            return len(item._shape)
+        return 1
+
+    dims = [dims_of(item) for item in items]
+    ellipsis_dims = len(shape) - sum(dims)
+    position = 0
+    for item, count in zip(items, dims):
+        if item is Ellipsis:
+            position += max(ellipsis_dims, 0)
+        elif count and type(item) is Tensor and item._dtype is mindspore.bool_:
+            covered = tuple(shape[position:position + count])
+            if tuple(item._shape) != covered:
+                raise IndexError(f"The shape of the mask {list(item._shape)} at index {position} does not match "
+                                 f"the shape of the indexed tensor {list(shape)} at index {position}")
+        position += count
+
+
 def _getitem_advanced(self, items):
     """Indexing with a list, tensor or other non-plain item: integers selected first (`_selected_first`), then
     on the host for a small tensor outside the graph (host_small.advanced_getitem: a copy, as torch's advanced
     indexing gives), else `_getitem_general`."""
+    items = tuple(_normalize_index_item(item) if isinstance(item, (list, np.ndarray)) else item for item in items)
+    _check_masks(self._shape, items)
     selected = _selected_first(self, items)
     if selected is not None:
         return selected
