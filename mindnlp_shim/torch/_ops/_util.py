@@ -86,6 +86,11 @@ def type_name(dt):
     return _TYPE_NAMES.get(dt, str(dt))
 
 
+def no_kernel(kernel, dtype, error=NotImplementedError):
+    """torch's error for a dtype its kernel does not serve (`"abs_cpu" not implemented for 'Bool'`), to raise."""
+    return error(f"\"{kernel}\" not implemented for '{type_name(dtype)}'")
+
+
 def _check_out_tensor(out, name, position=None):
     if not isinstance(out, Tensor):
         where = "argument 'out'" if position is None else f"element {position} of argument 'out'"

@@ -12,7 +12,7 @@ from mindspore import ops
 from .. import _dtype
 from . import creation, linalg as products, pointwise as pw, reduction as red, shape as sh
 from .special_math import view_as_real
-from ._util import Tensor, type_name, write_out
+from ._util import no_kernel, Tensor, type_name, write_out
 from .._runtime import grad_enabled
 from ..autograd.function import Function
 from ..return_types import return_type
@@ -300,7 +300,7 @@ def dstack(tensors, *, out=None):
 
 def _integral_indices(dtype, name):
     if dtype is not None and dtype not in (mindspore.int32, mindspore.int64):  # (torch's only index kernels)
-        raise NotImplementedError(f"\"{name}\" not implemented for '{type_name(dtype)}'")
+        raise no_kernel(name, dtype)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
@@ -350,7 +350,7 @@ def frexp(input, *, out=None):
 def _check_window_dtype(dtype, name):
     """torch's windows are floating point (a complex dtype fails in its arange)."""
     if dtype in _dtype.COMPLEX:
-        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{type_name(dtype)}'")
+        raise no_kernel("arange_cpu", dtype)
     if dtype is not None and dtype not in _dtype.FLOATING:
         raise RuntimeError(f"{name} expects floating point dtypes, got: {type_name(dtype)}")
 

@@ -10,7 +10,7 @@ from .. import _dtype
 from .. import _device_context
 from . import _promotion
 from .._device import check_reachable
-from ._util import Tensor, out_dtype, shape_arg, type_name, write_out
+from ._util import no_kernel, out_dtype, shape_arg, Tensor, type_name, write_out
 
 
 def _finish(t, device, requires_grad):
@@ -268,7 +268,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         return _factory_out(out, arange(start, end, step, dtype=dtype or out_dtype(out, "arange")), "arange",
                             warn_resize=True)
     if dtype == mindspore.bool_ or dtype in _dtype.COMPLEX:
-        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{type_name(dtype)}'")
+        raise no_kernel("arange_cpu", dtype)
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -284,7 +284,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 def _refuse_bool(dtype, name):
     if dtype == mindspore.bool_:  # (torch has no bool kernel for the spaced ranges)
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        raise no_kernel(f"{name}_cpu", mindspore.bool_)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -3,7 +3,7 @@ bools to int64), their bit patterns read as uint64 and reduced with xor, over al
 Computed on the host with NumPy (no gradient: the result is an integer)."""
 import numpy as np
 
-from ._util import Tensor, type_name, wrap_dim
+from ._util import no_kernel, Tensor, wrap_dim
 
 __all__ = ["hash_tensor"]
 
@@ -12,7 +12,7 @@ def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
     if mode != 0:
         raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
     if input.is_complex():
-        raise NotImplementedError(f"\"xor_sum_cpu\" not implemented for '{type_name(input.dtype)}'")
+        raise no_kernel("xor_sum_cpu", input.dtype)
     array = np.asarray(input.detach().numpy())
     wide = np.float64 if input.is_floating_point() else np.int64
     bits = np.ascontiguousarray(array.astype(wide)).view(np.uint64).reshape(array.shape)

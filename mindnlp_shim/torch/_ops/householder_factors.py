@@ -6,7 +6,7 @@ gradients are the recorded products'). Tensor.orgqr is linalg.householder_produc
 import mindspore
 import numpy as np
 
-from ._util import Tensor, _check_no_grad, type_name, write_out, write_outs
+from ._util import _check_no_grad, no_kernel, Tensor, type_name, write_out, write_outs
 from ..return_types import return_type
 
 __all__ = ["geqrf", "ormqr"]
@@ -38,7 +38,7 @@ def geqrf(input, *, out=None):
     if input.ndim < 2:
         raise RuntimeError("torch.geqrf: The input tensor A must have at least 2 dimensions.")
     if input.dtype not in _LAPACK_DTYPES:
-        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{type_name(input.dtype)}'")
+        raise no_kernel("geqrf_cpu", input.dtype)
     array = input.detach().numpy()
     m, n = array.shape[-2:]
     batch = array.reshape((-1, m, n))

@@ -6,7 +6,7 @@ import mindspore
 
 from .. import _dtype
 from . import creation
-from ._util import type_name, write_out
+from ._util import no_kernel, write_out
 
 
 def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -17,7 +17,7 @@ def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
         value = range(start, end, step, dtype=dtype or out_dtype(out, "range"))
         return write_out(out, value, "range", warn_resize=False, differentiable=False)
     if dtype in _dtype.COMPLEX or dtype == mindspore.bool_:
-        raise NotImplementedError(f"\"range_cpu\" not implemented for '{type_name(dtype)}'")
+        raise no_kernel("range_cpu", dtype)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     n = int(math.floor((end - start) / step)) + 1

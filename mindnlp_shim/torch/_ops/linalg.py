@@ -7,7 +7,7 @@ from mindspore import ops
 from .. import _dtype
 from . import empty_products as _empty
 from . import host_small
-from ._util import type_name, write_out, write_outs
+from ._util import no_kernel, type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
 from .pointwise import abs as _abs
@@ -166,7 +166,7 @@ def dot(input, other, *, out=None):
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_name(input._dtype)} and "
                            f"{type_name(other._dtype)}")
     if input._dtype is mindspore.bool_:
-        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+        raise no_kernel("dot", mindspore.bool_)
     if input._dtype in _dtype.INTEGRAL:  # torch keeps the dtype, wrapping (MindSpore summed in int64 via floats)
         values = np.dot(input.asnumpy().astype(np.int64), other.asnumpy().astype(np.int64))
         return mindspore.Tensor(np.asarray(values).astype(input.asnumpy().dtype))

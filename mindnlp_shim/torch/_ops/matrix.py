@@ -9,7 +9,7 @@ from .. import _dtype
 from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradient as _svd_gradient
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
-from ._util import type_name, wrap_dim, write_out
+from ._util import no_kernel, type_name, wrap_dim, write_out
 from ..return_types import return_type
 
 _svd_result = return_type("svd", ["U", "S", "V"])
@@ -185,7 +185,7 @@ def trace(input):
     if input.ndim != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.ndim))
     if input.dtype == mindspore.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+        raise no_kernel("trace", mindspore.bool_)
     return red.sum(sh.diagonal(input))
 
 

@@ -10,7 +10,7 @@ from ..autograd.function import Function
 from ._host_math import accurate_unary
 from .ieee_division import quotient
 from .erfinv_float64 import erfinv_any
-from ._util import Tensor, type_name, write_out
+from ._util import no_kernel, Tensor, type_name, write_out
 from .broadcast import empty_broadcast, tiled_operands
 from . import host_small
 from .._runtime import grad_enabled
@@ -261,7 +261,7 @@ def floor_divide(input, other, *, out=None):
     if kind == 1:
         return _integer_division(np.floor_divide, input, other)
     if kind == 0:  # (MindSpore's kernel answers two bools)
-        raise NotImplementedError("\"div_floor_cpu\" not implemented for 'Bool'")
+        raise no_kernel("div_floor_cpu", mindspore.bool_)
     return ops.floor_divide(input, other)
 
 
@@ -436,7 +436,7 @@ neg = negative = _unary(ops.neg, "neg", exact=True, host=np.negative, host_dtype
 
 def _magnitude(input):
     if input._dtype is mindspore.bool_:  # (MindSpore's kernel answers the bools)
-        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+        raise no_kernel("abs_cpu", mindspore.bool_)
     # torch's abs of a complex tensor is its real magnitude; MindSpore's Abs keeps the complex dtype
     return ops.ComplexAbs()(input) if input.dtype in _dtype.COMPLEX else ops.abs(input)
 
@@ -494,7 +494,7 @@ def _integers_unchanged(fn, name):
         if input._dtype in _dtype.INTEGRAL:
             return input.clone()
         if input._dtype is mindspore.bool_:
-            raise NotImplementedError(f"\"{name}_vml_cpu\" not implemented for 'Bool'")
+            raise no_kernel(f"{name}_vml_cpu", mindspore.bool_)
         return fn(input)
 
     return rounded
@@ -505,7 +505,7 @@ ceil = _unary(_integers_unchanged(_with_zero_gradient(ops.ceil), "ceil"), "ceil"
 trunc = fix = _unary(_integers_unchanged(ops.trunc, "trunc"), "trunc", exact=True)
 def _frac(x):
     if _promotion.kind(x.dtype) < 2:  # (an integer's fraction would be 0; torch has no kernel for it)
-        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{type_name(x.dtype)}'")
+        raise no_kernel("frac_cpu", x.dtype)
     return ops.sub(x, ops.trunc(x))
 
 
@@ -568,7 +568,7 @@ def round(input, *, decimals=0, out=None):
         return write_out(out, round(input, decimals=decimals), "round", exact=True)
     if _promotion.kind(input.dtype) < 2:  # integers are their own rounding; torch has no kernel for the rest
         if input.dtype == mindspore.bool_ or decimals:
-            raise NotImplementedError(f"\"round_cpu\" not implemented for '{type_name(input.dtype)}'")
+            raise no_kernel("round_cpu", input.dtype)
         return input.clone()
     if decimals:
         # torch: nearbyint(x * 10^d) / 10^d, for d < 0 nearbyint(x / 10^-d) * 10^-d; halves in float32

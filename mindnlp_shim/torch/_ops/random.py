@@ -8,7 +8,7 @@ import mindspore
 from .. import _dtype
 from .._generator import sampling
 from ..random import _engine
-from ._util import Tensor, out_dtype, shape_arg, type_name, write_out  # noqa: F401  (write_out: re-export)
+from ._util import no_kernel, out_dtype, shape_arg, Tensor, type_name, write_out  # noqa: F401  (write_out: re-export)
 from .creation import _factory_out, _finish
 
 _KINDS = {mindspore.float32: "float32", mindspore.float64: "float64", mindspore.float16: "float16",
@@ -35,7 +35,7 @@ def _as_tensor(arr, dtype):
 def _floating_only(dtype, kernel):
     # torch's samplers of real values have no integer kernels
     if dtype is not None and not (dtype in _dtype.FLOATING or dtype in _dtype.COMPLEX):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(dtype)}'")
+        raise no_kernel(kernel, dtype)
 
 
 def _float_kind(dtype):
@@ -88,7 +88,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         return _factory_out(out, randperm(n, generator=generator, dtype=dtype or out_dtype(out, "randperm")),
                             "randperm")
     if dtype == mindspore.bool_ or dtype in _dtype.COMPLEX:
-        raise NotImplementedError(f"\"randperm\" not implemented for '{type_name(dtype)}'")
+        raise no_kernel("randperm", dtype)
     n = int(n)
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
@@ -287,7 +287,7 @@ def log_normal_values(t, mean=1.0, std=2.0, generator=None):
 
 def geometric_values(t, p, generator=None):
     if t.dtype == mindspore.bool_:
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+        raise no_kernel("geometric_cpu", mindspore.bool_)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     kind = _kind(t.dtype)

@@ -7,7 +7,7 @@ from mindspore import mint, ops
 from .. import _dtype
 from .softmax_kernel import softmax_kernel
 from . import host_small, pointwise
-from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out, write_outs
+from ._util import no_kernel, out_dtype, Tensor, type_name, wrap_dim, write_out, write_outs
 from .._runtime import ON_CPU, grad_enabled
 from ..autograd.function import Function, first_order_only
 from ..return_types import return_type
@@ -96,10 +96,10 @@ def _in_dtype(result, dtype):
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         if out_dtype(out, "nansum") not in _FLOATING_OR_COMPLEX:
-            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
+            raise no_kernel("nansum_cpu", out.dtype)
         return write_out(out, nansum(input, dim, keepdim, dtype=dtype or _compute_dtype(out, "nansum")), "nansum")
     if dtype in _dtype.COMPLEX or input._dtype in _dtype.COMPLEX:
-        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(dtype or input.dtype)}'")
+        raise no_kernel("nansum_cpu", dtype or input.dtype)
     return sum(ops.where(ops.isnan(input), ops.zeros_like(input), input), dim, keepdim, dtype=dtype)
 
 
@@ -250,7 +250,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 def _no_bool_extreme(input, name):
     if input.dtype == mindspore.bool_:  # (MindSpore's kernels and NumPy's answer; torch has no kernel)
-        raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Bool'")
+        raise no_kernel(f"{name}_cpu", mindspore.bool_, RuntimeError)
 
 
 def _arg_extreme_of_empty(input, dim, keepdim, name):
@@ -410,7 +410,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     if out is not None:
         return write_out(out, cumprod(input, dim, dtype=dtype or _compute_dtype(out, "cumprod")), "cumprod")
     if dtype is mindspore.bool_:
-        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
+        raise no_kernel("cumprod_out_cpu", mindspore.bool_)
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.astype(dtype)

@@ -7,7 +7,7 @@ from mindspore._c_expression import TensorPy
 
 from . import host_small, view_kernels
 from .. import _dtype
-from ._util import Tensor, dims_arg, dtype_category, result_dtype, shape_arg, type_name, wrap_dim, write_out
+from ._util import dims_arg, dtype_category, no_kernel, result_dtype, shape_arg, Tensor, type_name, wrap_dim, write_out
 
 
 def _infer_shape(shape, numel):
@@ -306,7 +306,7 @@ def tile(input, dims):
 def _repeat_counts(repeats, output_size):
     """torch.repeat_interleave(repeats): each index i of the 1-d integer tensor `repeats`, repeats[i] times."""
     if repeats.dtype not in _dtype.INTEGRAL:
-        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{type_name(repeats.dtype)}'")
+        raise no_kernel("repeat_interleave_cpu", repeats.dtype)
     if repeats.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     counts = repeats.asnumpy()

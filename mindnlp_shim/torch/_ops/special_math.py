@@ -14,7 +14,7 @@ from mindspore import ops
 from .. import _dtype
 from ..autograd.function import Function, first_order_only
 from . import pointwise as pw
-from ._util import Tensor, dtype_category, result_dtype, type_name, write_out
+from ._util import dtype_category, no_kernel, result_dtype, Tensor, type_name, write_out
 
 _HALF = (mindspore.float16, mindspore.bfloat16)
 
@@ -67,7 +67,7 @@ def _no_integer_kernel(kernel):
         def checked(*args, **kwargs):
             dt = _promoted(*args)
             if dt is not None and dtype_category(dt) < 2:
-                raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(dt)}'")
+                raise no_kernel(kernel, dt)
             return op(*args, **kwargs)
 
         return checked
@@ -253,7 +253,7 @@ def mvlgamma(input, p):
 
 def hardshrink(input, lambd=0.5):
     if input.dtype not in _dtype.FLOATING:
-        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{type_name(input.dtype)}'")
+        raise no_kernel("hardshrink_cpu", input.dtype)
     # 0 on [-lambd, lambd], both ends included; NaN is outside and passes (|x| > lambd would zero it)
     inside = pw.logical_and(pw.ge(input, -lambd), pw.le(input, lambd))
     return pw.where(inside, ops.zeros((), input.dtype), input)
@@ -396,7 +396,7 @@ _nextafter_values = _numpy_op(np.nextafter)
 def nextafter(input, other, *, out=None):
     dt = _promoted(input, other)
     if dtype_category(dt) < 2:  # (NumPy's nextafter would answer in float64)
-        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{type_name(dt)}'")
+        raise no_kernel("nextafter_cpu", dt)
     if out is not None:
         return _nextafter_values(input, other, out=out)
     value = _nextafter_values(input, other)

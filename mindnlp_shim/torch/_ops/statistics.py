@@ -12,7 +12,7 @@ from mindspore import ops
 
 from .. import _dtype
 from . import indexing, pointwise as pw, reduction as red, shape as sh
-from ._util import Tensor, out_dtype, type_name, wrap_dim, write_out
+from ._util import no_kernel, out_dtype, Tensor, wrap_dim, write_out
 from ..autograd.function import Function
 from .._runtime import grad_enabled
 from ..return_types import return_type
@@ -69,7 +69,7 @@ def _nanmedian_pick(rows):
 
 def _no_bool_kernel(input, kernel):
     if input.dtype == mindspore.bool_:  # (the host sort would order them; torch has no kernel)
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise no_kernel(kernel, mindspore.bool_)
 
 
 def median(input, dim=None, keepdim=False):
@@ -160,7 +160,7 @@ def cummin(input, dim):
 def logcumsumexp(input, dim):
     dim = wrap_dim(dim, input.ndim)  # (a 0-d tensor takes dim 0 or -1, as torch's; the dim is checked first)
     if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{type_name(input.dtype)}'")
+        raise no_kernel("logcumsumexp_out_cpu", input.dtype)
     if input.ndim == 0:
         return input
     if input.dtype == mindspore.bfloat16:  # (no bfloat16 kernel: in float32, rounded once)
@@ -171,7 +171,7 @@ def logcumsumexp(input, dim):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:  # (as torch: through nansum, which has no integer kernel)
         if out_dtype(out, "nanmean") not in _dtype.FLOATING and out.dtype not in _dtype.COMPLEX:
-            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{type_name(out.dtype)}'")
+            raise no_kernel("nansum_cpu", out.dtype)
         return write_out(out, nanmean(input, dim, keepdim, dtype=dtype), "nansum")
     if input.dtype not in _dtype.FLOATING and input.dtype not in _dtype.COMPLEX:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "

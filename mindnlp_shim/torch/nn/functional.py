@@ -11,7 +11,8 @@ from .. import _dtype
 from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
 from .._ops import _util as _ix  # (index range checks)
 from .._ops import host_small as _host_small
-from .._ops._util import type_name as _type_name, wrap_dim as _wrap_dim, write_out as _write_out
+from .._ops._util import no_kernel as _no_kernel, type_name as _type_name, wrap_dim as _wrap_dim
+from .._ops._util import write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
 from .._ops.dense import kernel_operand as _kernel_operand
 from .._ops.softmax_kernel import softmax_kernel as _softmax_kernel
@@ -55,7 +56,7 @@ def _floats_only(input, kernel):
     """torch's activations with no integer or bool kernel refuse those dtypes (MindSpore's would compute them
     in float, or fail with a message about its own kernel)."""
     if input._dtype not in _FLOATING:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_name(input._dtype)}'")
+        raise _no_kernel(kernel, input._dtype)
 
 
 _FLOATING = _dtype.FLOATING | _dtype.COMPLEX
