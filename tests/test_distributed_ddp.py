@@ -28,8 +28,8 @@ def runs(tmp_path_factory):
     argv = ["--nproc_per_node", "2", "--standalone", script("distributed_ddp_run.py"), str(out)]
     shim = distributed_jobs.start([sys.executable, "-m", "mindnlp.run", *argv, "shim"], env=shim_env({"SHIM": "1"}),
                                   cwd=out)
-    oracle = distributed_jobs.run([sys.executable, "-m", "torch.distributed.run", *argv, "torch"], env=_oracle_env(),
-                                  cwd=out, timeout=400)
+    oracle = distributed_jobs.run_oracle([sys.executable, "-m", "torch.distributed.run", *argv, "torch"],
+                                         env=_oracle_env(), cwd=out, timeout=400)
     shim = distributed_jobs.finish(shim, timeout=400)
     assert shim.returncode == 0, shim.stdout[-3000:] + shim.stderr[-6000:]
     assert oracle.returncode == 0, oracle.stderr[-4000:]

@@ -41,8 +41,8 @@ def _finish(proc):
 def out(tmp_path_factory):
     out = tmp_path_factory.mktemp("trainer")
     shim = _shim_launch(out, "shim")
-    oracle = distributed_jobs.run([sys.executable, "-m", "torch.distributed.run", *LAUNCH, SCRIPT, str(out), "torch"],
-                                  env=_oracle_env(), cwd=out, timeout=500)
+    oracle = distributed_jobs.run_oracle([sys.executable, "-m", "torch.distributed.run", *LAUNCH, SCRIPT, str(out),
+                                          "torch"], env=_oracle_env(), cwd=out, timeout=500)
     _finish(shim)
     assert oracle.returncode == 0, oracle.stderr[-6000:]
     return out
