@@ -27,12 +27,13 @@ def register_fork_handlers():
         return True
     if not hasattr(os, "register_at_fork"):
         return False  # no fork on this platform
-    try:
-        from mindspore._c_expression import fork_utils
-    except ImportError:
+    from ._mindspore import fork_handlers
+
+    handlers = fork_handlers()
+    if handlers is None:
         return False
-    os.register_at_fork(before=fork_utils.prepare_before_fork, after_in_parent=fork_utils.parent_at_fork,
-                        after_in_child=fork_utils.child_at_fork)
+    before, after_in_parent, after_in_child = handlers
+    os.register_at_fork(before=before, after_in_parent=after_in_parent, after_in_child=after_in_child)
     _registered = True
     return True
 

@@ -17,10 +17,10 @@ outside autograd every write is a plain memory write, which all views see.
 import functools
 import weakref
 
-from mindspore.graph.api import _pynative_executor
 
 from . import _memory
 from ._runtime import grad_enabled
+from .. import _mindspore as _ms
 
 _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
@@ -55,7 +55,7 @@ def shares_memory_with_live_tensor(tensor):
 
 
 def _tracked(tensor):
-    return (tensor._requires_grad or not tensor._is_leaf) and _pynative_executor.enable_grad()
+    return (tensor._requires_grad or not tensor._is_leaf) and _ms.grad_enabled()
 
 
 def register(source, view, multi=False, stands_for_view=False):
@@ -126,7 +126,7 @@ def _live_views(root):
 def check_write(tensor, check_overlap=True):
     """Raise where an in-place write into `tensor` (grad mode on) would need torch's view replay.
     `check_overlap=False` for index assignment, whose overlap check is on the selected elements only."""
-    if not _pynative_executor.enable_grad():
+    if not _ms.grad_enabled():
         return
     root = getattr(tensor, _ROOT, None)
     if root is not None:

@@ -1,14 +1,14 @@
 """Binds the op functions of `_ops` as `Tensor` methods, dunders and in-place variants (one definition each)."""
 import numpy as np
 import mindspore
-from mindspore._c_expression import TensorPy
-from mindspore.graph.api import _pynative_executor
+from .._mindspore import TensorPy
 
 from . import _dtype, _inplace, _tensor
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
 from ._ops import buffers, matrix, special_math as sm, strided_views
 from ._ops.host_small import binary as _host_binary
 from ._runtime import grad_enabled
+from .. import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 
@@ -189,7 +189,7 @@ def _checked_inplace(fn, check_overlap=True):
             if _inplace.can_take_storage(self, value):  # the usual case: the fresh result becomes the storage
                 return _inplace.take_storage(self, value, check_overlap)
         else:
-            value = fn(_tensor.clone(self) if _pynative_executor.enable_grad() else self, *args, **kwargs)
+            value = fn(_tensor.clone(self) if _ms.grad_enabled() else self, *args, **kwargs)
         return _write_result(self, value, check_overlap)
 
     method.__name__ = fn.__name__ + "_"

@@ -7,10 +7,10 @@ import threading
 
 import numpy as np
 import mindspore
-from mindspore._c_expression import typing as _ms_typing
 from mindspore.common import dtype as _ms_dtype
+from .. import _mindspore as _ms
 
-dtype = _ms_typing.Type
+dtype = _ms.DtypeType
 
 # torch name -> MindSpore dtype; aliases point at the same object.
 TORCH_NAMES = {

@@ -8,19 +8,19 @@ and optimizer). Which write, by what must observe it:
 - any other tensor on the CPU target: the value is copied into the receiver's own memory (`_memory.write`), so
   its base, every view of it and every NumPy array over it see the write, as in torch;
 - on device targets, a view taken by indexing gets index assignment (MindSpore forwards it to the base) and
-  any other tensor has its data swapped for the new value (`TensorPy._update_data`).
+  any other tensor has its data swapped for the new value (`_mindspore.update_data`).
 """
 import mindspore
 from mindspore import ops
-from mindspore._c_expression import TensorPy
-from mindspore.graph.api import _pynative_executor
+from .._mindspore import TensorPy
 
 from . import _autograd_views, _memory
 from ._runtime import ON_CPU
+from .. import _mindspore as _ms
 
 _ms_setitem = mindspore.Tensor.__setitem__
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own, captured before the torch binding replaces it
-_update_data = TensorPy._update_data
+_update_data = _ms.update_data
 
 
 def swap_data(tensor, new):
@@ -37,9 +37,7 @@ def swap_data(tensor, new):
     if changes_dtype:  # a leaf's autograd node keeps the dtype it had when it began requiring grad
         tensor._dtype_swapped = True  # (see leaf_meta_is_stale)
     if changes_layout:
-        recording = _pynative_executor.grad_flag()
-        _pynative_executor.clear_res()
-        _pynative_executor.set_grad_flag(recording)
+        _ms.clear_executor_caches()
 
 
 def leaf_meta_is_stale(tensor):
@@ -83,7 +81,7 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     if value is tensor:
         return tensor
     is_leaf = tensor._is_leaf
-    if is_leaf and tensor._requires_grad and _pynative_executor.enable_grad():
+    if is_leaf and tensor._requires_grad and _ms.grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if is_leaf and ON_CPU and not _records(value):
         write_memory(tensor, value, check_overlap)
@@ -96,7 +94,7 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
         return tensor
     if not is_leaf:
         _autograd_views.check_write(tensor)
-        if converted._is_leaf and not converted._requires_grad and _pynative_executor.enable_grad():
+        if converted._is_leaf and not converted._requires_grad and _ms.grad_enabled():
             # a value off the graph: torch still connects the old value, with a zero gradient (so the leaves
             # behind it get zeros, not None); a `where` on a false mask does that without touching the value
             never = ops.zeros(converted._shape, mindspore.bool_)
@@ -180,7 +178,7 @@ def swap_storage_only(tensor, view):
 def _records(value):
     """Whether writing `value` must be recorded by autograd (a tensor that requires grad, grad mode on)."""
     return isinstance(value, TensorPy) and (value._requires_grad or not value._is_leaf) and \
-        _pynative_executor.enable_grad()
+        _ms.grad_enabled()
 
 
 def write_memory(tensor, value, check_overlap=True):

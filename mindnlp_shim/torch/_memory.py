@@ -13,12 +13,13 @@ import numpy as np
 import mindspore
 
 from . import _dtype
+from .. import _mindspore as _ms
 
 _ms_stride = mindspore.Tensor.stride  # MindSpore's own (a list of element strides), captured before the torch binding
 # MindSpore's count of in-place writes into a tensor's storage (shared with its views), which its autograd checks
 # for the tensors it saved; its own kernels' writes count, NumPy's do not unless counted here
-write_count = mindspore._c_expression.TensorPy._version.__get__
-_set_write_counts = mindspore._c_expression._unsafe_set_version_counter
+write_count = _ms.write_count
+count_writes = _ms.count_writes
 
 
 class _Buffer:
@@ -94,4 +95,4 @@ def count_write(tensor):
     saved the tensor before the write refuses it (torch's version-counter error) instead of reading the new
     values. Writes through `.data` are not counted, as in torch."""
     if not getattr(tensor, "_is_data_alias", False):
-        _set_write_counts([tensor], [write_count(tensor) + 1])
+        count_writes([tensor])

@@ -16,8 +16,8 @@ from ._ops import host_small as _host_small
 from ._ops import shape as _sh
 from ._ops import small_casts as _small_casts
 from ._ops import view_kernels
-from mindspore.graph.api import _pynative_executor
 from .autograd import engine as _engine
+from .. import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 _ms_shape = Tensor.shape  # MindSpore's own descriptors, captured before they are replaced
@@ -363,7 +363,7 @@ class UntypedStorage:
 
     def _whole(self):
         # MindSpore's storage of the tensor: for a view, the whole memory of its base (as torch's storage)
-        return mindspore._c_expression.TensorPy.untyped_storage(self._tensor)
+        return _ms.untyped_storage(self._tensor)
 
     def data_ptr(self):
         return self._whole().data_ptr() if self._array is None else self._array.ctypes.data
@@ -390,7 +390,7 @@ def is_shared(self):
     # (whether the storage, shared by every view of it, lives in shared memory; device memory always does)
     if PROCESS_DEVICE_TYPE != "cpu":
         return True
-    return bool(mindspore._c_expression.TensorPy.untyped_storage(self).is_shared()) or \
+    return bool(_ms.untyped_storage(self).is_shared()) or \
         getattr(self, "_empty_storage_shared", False)
 
 
@@ -398,7 +398,7 @@ def share_memory_(self):
     """Moves the storage (with every view of it) into shared memory, keeping its bytes, as torch does on the CPU;
     a no-op for device memory and for a storage already there."""
     if PROCESS_DEVICE_TYPE == "cpu":
-        storage = mindspore._c_expression.TensorPy.untyped_storage(self)
+        storage = _ms.untyped_storage(self)
         if storage.nbytes() == 0:
             self._empty_storage_shared = True  # (no memory to map: only the answer of is_shared() changes)
         elif not storage.is_shared():
@@ -598,7 +598,7 @@ def __getitem__(self, index):
         out = _ms_getitem_tracked(self, index)
         if out is self:
             out = _sh._alias(self)  # (`x[...]`: torch's result is a distinct view)
-        if _pynative_executor.enable_grad():
+        if _ms.grad_enabled():
             _autograd_views.register(self, out)  # basic indexing gives a view
         return out
     out = _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
@@ -753,7 +753,7 @@ def __setitem__(self, index, value):
             index = items[0] if len(items) == 1 else items
             break
     if PROCESS_DEVICE_TYPE == "cpu" and self._is_leaf and not _inplace._records(value) and \
-            not (self._requires_grad and _pynative_executor.enable_grad()):
+            not (self._requires_grad and _ms.grad_enabled()):
         _setitem_in_memory(self, items, value)  # into the tensor's own storage: every alias sees the write
         return
     if isinstance(value, Tensor) and value.ndim and any(type(it) is Tensor and it.dtype == mindspore.bool_
@@ -848,7 +848,7 @@ def _getitem_stepped(self, items):
         # the gathers give the gradient; the data becomes MindSpore's strided view of the same elements, so the
         # result shares memory with `self` as torch's slice does (`_update_data` keeps the recorded node)
         _inplace.swap_storage_only(out, _ms_getitem(ops.stop_gradient(self), tuple(items)))
-        if _pynative_executor.enable_grad():
+        if _ms.grad_enabled():
             _autograd_views.register(self, out)
     return out
 

@@ -14,12 +14,12 @@ import threading
 import numpy as np
 import mindspore
 from mindspore import ops
-from mindspore.graph.api import _pynative_executor
 
 from .._runtime import ON_CPU
 from ..autograd.function import Function
 from . import host_small
 from .ieee_division import quotient
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 _HOST_DTYPES = (mindspore.float32, mindspore.float16)
@@ -123,7 +123,7 @@ def accurate_unary(ms_fn, name):
         if type(x) is not Tensor or x._dtype not in _HOST_DTYPES and \
                 not (x._dtype is mindspore.float64 and name in _FLOAT64_ON_HOST):
             return ms_fn(x)
-        if x._requires_grad and _pynative_executor.enable_grad() and x.requires_grad:
+        if x._requires_grad and _ms.grad_enabled() and x.requires_grad:
             return _HostUnary.apply(x, name)
         return host_compute(name, x)
 

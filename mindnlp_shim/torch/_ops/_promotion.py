@@ -8,8 +8,7 @@ tensor` int32, `int32 tensor + 2.5` float32. MindSpore's own kernels promote by 
 wins across classes), so the ops cast their operands to this dtype first.
 """
 import mindspore
-from mindspore._c_expression import TensorPy
-
+from ..._mindspore import TensorPy
 from .. import _dtype
 
 _KIND = {mindspore.bool_: 0, mindspore.complex64: 3, mindspore.complex128: 3}

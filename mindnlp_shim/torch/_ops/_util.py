@@ -7,6 +7,7 @@ import mindspore
 import numpy as np
 
 from .._runtime import ON_CPU
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 
@@ -126,13 +127,12 @@ def _fresh(value):
 
 def _write(out, value, name, warn_resize):
     from .. import _inplace
-    from mindspore.graph.api import _pynative_executor
 
     if value._shape == out._shape:
         return _inplace.assign(out, value)
     # torch resizes an out of another shape; MindSpore cannot resize storage in place, so `out` takes a new one
     # (keeping its identity; a view of the old `out` then no longer aliases it)
-    if out._is_leaf and out._requires_grad and _pynative_executor.enable_grad():
+    if out._is_leaf and out._requires_grad and _ms.grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if warn_resize and out.numel() != 0:
         import warnings
@@ -150,9 +150,7 @@ def _check_no_grad(results, outs, name):
 
     refused = any(r._requires_grad and _get_requires_grad(r) for r in results)  # (recorded only in grad mode)
     if not refused and any(o._requires_grad for o in outs):  # torch counts out itself among the arguments
-        from mindspore.graph.api import _pynative_executor
-
-        refused = _pynative_executor.enable_grad() and any(_get_requires_grad(o) for o in outs)
+        refused = _ms.grad_enabled() and any(_get_requires_grad(o) for o in outs)
     if refused:
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            f"differentiation, but one of the arguments requires grad.")

@@ -6,12 +6,12 @@ view_as_complex). nn.functional is imported on first call (it costs 0.4 s at `im
 import numpy as np
 import mindspore
 from mindspore import ops
-from mindspore.graph.api import _pynative_executor
 
 from .. import _autograd_views, _dtype, _memory
 from .._runtime import ON_CPU
 from . import pointwise as pw, shape as sh
 from ._util import Tensor
+from ... import _mindspore as _ms
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -228,7 +228,7 @@ def view_as_complex(input):
                            f"scalar type: {input.dtype}")
     if input.ndim == 0 or input.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    tracked = (input._requires_grad or not input._is_leaf) and _pynative_executor.enable_grad()
+    tracked = (input._requires_grad or not input._is_leaf) and _ms.grad_enabled()
     if ON_CPU and not tracked and input.is_contiguous():
         complex_dtype = np.complex64 if input.dtype == mindspore.float32 else np.complex128
         # the host view keeps `input` alive; from_numpy keeps the view: the result reads input's memory

@@ -23,10 +23,10 @@ import threading
 
 import numpy as np
 import mindspore
-from mindspore._c_expression import TensorPy
-
+from ..._mindspore import TensorPy
 from .._runtime import ON_CPU, grad_enabled
 from .._memory import host_view, layout
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 MAX_ELEMENTS = 1 << 17
@@ -72,8 +72,8 @@ def quietly(fn, *args):
 
 
 # MindSpore's C-level accessors (its Python methods only forward to them; the torch bindings replace `stride`)
-_ms_stride = TensorPy.stride
-_data_ptr = TensorPy._data_ptr
+_ms_stride = _ms.stride
+_data_ptr = _ms.data_ptr
 _prod = math.prod
 
 
@@ -171,7 +171,7 @@ class _Unowned:
         self.__array_interface__ = interface
 
 
-_from_numpy = TensorPy.from_numpy  # (Tensor.from_numpy is a Python wrapper around it)
+_from_numpy = _ms.from_numpy
 
 
 def result(values):
@@ -682,7 +682,7 @@ def copy(t):
     """A new contiguous tensor with `t`'s elements (clone), or None where this path does not apply: t is not
     contiguous (torch's clone keeps a permuted tensor's strides; MindSpore's copy serves that case), is recorded
     by autograd, or is large."""
-    if type(t) is not Tensor or not takes((t,), COPYABLE) or not TensorPy.is_contiguous(t):
+    if type(t) is not Tensor or not takes((t,), COPYABLE) or not _ms.is_contiguous(t):
         return None
     return result(array(t).copy())
 

@@ -6,8 +6,7 @@ sign: 1 / -0.0 = -inf), and the division elsewhere divides by 1 at those places,
 gradients of the unused branch.
 """
 from mindspore import ops
-from mindspore._c_expression import TensorPy
-
+from ..._mindspore import TensorPy
 from .. import _dtype
 
 

@@ -2,8 +2,7 @@
 import mindspore
 import numpy as np
 from mindspore import ops
-from mindspore._c_expression import TensorPy
-
+from ..._mindspore import TensorPy
 from .. import _dtype
 from . import _promotion
 from ..autograd.function import Function

@@ -3,11 +3,11 @@
 import numpy as np
 import mindspore
 from mindspore import mint, ops
-from mindspore._c_expression import TensorPy
-
+from ..._mindspore import TensorPy
 from . import host_small, view_kernels
 from .. import _dtype
 from ._util import dims_arg, dtype_category, no_kernel, result_dtype, shape_arg, Tensor, type_name, wrap_dim, write_out
+from ... import _mindspore as _ms
 
 
 def _infer_shape(shape, numel):
@@ -64,7 +64,7 @@ def _reshaped(input, shape, *, must_view):
     shape = _infer_shape(shape_arg(shape), numel)
     if current == shape:
         return input
-    if TensorPy.is_contiguous(input) or numel == 0:
+    if _ms.is_contiguous(input) or numel == 0:
         return view_kernels.reshape(input, shape)
     if _can_view(current, input.stride(), shape):
         return view_kernels.reshape(input, shape)  # MindSpore makes a strided view here, as torch does
@@ -119,7 +119,6 @@ def view_as_dtype(input, dtype):
 def _strided_view_as_dtype(input, dtype, old, new, names):
     """A non-contiguous tensor's memory read as `dtype`, aliased: its whole storage read as `dtype`, then the
     input's sizes, strides and offset in units of the new element (torch's rules for element sizes)."""
-    from mindspore.ops.auto_generate.gen_ops_def import as_strided as ms_as_strided
     from .._memory import host_view
 
     stride, offset = list(input.stride()), input.storage_offset()
@@ -138,10 +137,10 @@ def _strided_view_as_dtype(input, dtype, old, new, names):
     size = list(input._shape)
     size[-1] = scale(size[-1])
     stride = [scale(step) for step in stride[:-1]] + [1 if old != new else stride[-1]]
-    count = TensorPy.untyped_storage(input).nbytes() // old
-    whole = ms_as_strided(ops.stop_gradient(input), (count,), (1,), 0)  # (the storage from its first element)
+    count = _ms.untyped_storage(input).nbytes() // old
+    whole = _ms.as_strided(ops.stop_gradient(input), (count,), (1,), 0)  # (the storage from its first element)
     whole = Tensor.from_numpy(host_view(whole).view(_dtype.to_numpy_dtype(dtype)))
-    return ms_as_strided(whole, tuple(size), tuple(stride), scale(offset))
+    return _ms.as_strided(whole, tuple(size), tuple(stride), scale(offset))
 
 
 def view_as(input, other):
@@ -602,7 +601,7 @@ def _alias(input):
     even where nothing changes (`x.view(x.shape)`, `x.transpose(0, 0)`, `x.expand_as(x)`, `x[...]`): its own
     hooks, `.grad`, `requires_grad`, attributes and graph node. Returning `input` itself would let a hook on the
     view see the gradient of every use of `input`, and a view of a leaf would answer as the leaf."""
-    if TensorPy.is_contiguous(input):
+    if _ms.is_contiguous(input):
         return view_kernels.reshape(input, input._shape)
     return view_kernels.permute(input, tuple(range(len(input._shape))))  # (the identity permutation keeps the strides)
 

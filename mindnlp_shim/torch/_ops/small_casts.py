@@ -12,9 +12,9 @@ bfloat16 and complex keep MindSpore's kernel, as does anything autograd records 
 import numpy as np
 import mindspore
 from mindspore import ops
-from mindspore.graph.api import _pynative_executor
 
 from .._runtime import ON_CPU
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 MAX_ELEMENTS = 4096
@@ -30,7 +30,7 @@ def _on_host(x, dtype):
     if not ON_CPU or source not in _NUMPY or dtype not in _NUMPY:
         return False
     if source in _FLOATING:
-        if dtype not in _FLOATING or (_pynative_executor.enable_grad() and x._requires_grad):
+        if dtype not in _FLOATING or (_ms.grad_enabled() and x._requires_grad):
             return False
     size = 1
     for d in x._shape:

@@ -15,19 +15,19 @@ import warnings
 import mindspore
 import numpy as np
 from mindspore import ops
-from mindspore._c_expression import TensorPy
-from mindspore.ops.auto_generate.gen_ops_def import as_strided as _ms_as_strided
+from ..._mindspore import TensorPy
 
 from .. import _autograd_views, _dtype, _inplace
 from .._runtime import ON_CPU
 from . import indexing, placement
 from ._util import Tensor, shape_arg, write_out
+from ... import _mindspore as _ms
 
 __all__ = ["as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter", "resize_as_"]
 
 
 def _storage(t):
-    return TensorPy.untyped_storage(t)
+    return _ms.untyped_storage(t)
 
 
 def _contiguous_strides(size):
@@ -85,7 +85,7 @@ def _grow_storage(tensor, nbytes, name):
 
 def _take_geometry(tensor, source, size, stride, offset):
     """`tensor` reads `source`'s storage with the given geometry from now on (identity, .grad, hooks kept)."""
-    _inplace.swap_data(tensor, _ms_as_strided(ops.stop_gradient(source), size, stride, offset))
+    _inplace.swap_data(tensor, _ms.as_strided(ops.stop_gradient(source), size, stride, offset))
     return tensor
 
 
@@ -94,7 +94,7 @@ def as_strided(input, size, stride, storage_offset=None):
     size, stride = shape_arg((size,)), shape_arg((stride,))
     offset = input.storage_offset() if storage_offset is None else int(storage_offset)
     _in_bounds(input, size, stride, offset)
-    view = _ms_as_strided(ops.stop_gradient(input), size, stride, offset)
+    view = _ms.as_strided(ops.stop_gradient(input), size, stride, offset)
     if not (_autograd_views._tracked(input) and (input.dtype in _dtype.FLOATING or input.dtype in _dtype.COMPLEX)):
         return view
     own = _positions(tuple(input.shape), input.stride(), input.storage_offset())
@@ -245,7 +245,7 @@ def _storage_tensor(storage, dtype):
         raise NotImplementedError("torch.Tensor.set_ of a storage holding another dtype is not supported by "
                                   "mindnlp-shim")
     count = _storage(base).nbytes() // _dtype.ITEMSIZE[dtype]
-    return _StorageTensor(_ms_as_strided(ops.stop_gradient(base), (count,), (1,), 0))
+    return _StorageTensor(_ms.as_strided(ops.stop_gradient(base), (count,), (1,), 0))
 
 
 # ---------------------------------------------------------------- the deprecated autograd resize

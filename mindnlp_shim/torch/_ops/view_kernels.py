@@ -6,9 +6,12 @@ test) around the C call that does the work; on a decoding step's ~60 views per t
 so the primitive's graph-capture branch never applies and the C call is the whole op: the same kernel, the
 same view over the input's storage, the same autograd record.
 """
-from mindspore.ops.auto_generate.gen_ops_prim import (
-    expand_dims_op, narrow_view_op, pyboost_expand_dims, pyboost_narrow_view, pyboost_reshape, pyboost_transpose,
-    reshape_op, transpose_op)
+from ..._mindspore import view_kernels as _kernels
+
+expand_dims_op, narrow_view_op = _kernels["expand_dims_op"], _kernels["narrow_view_op"]
+reshape_op, transpose_op = _kernels["reshape_op"], _kernels["transpose_op"]
+pyboost_expand_dims, pyboost_narrow_view = _kernels["pyboost_expand_dims"], _kernels["pyboost_narrow_view"]
+pyboost_reshape, pyboost_transpose = _kernels["pyboost_reshape"], _kernels["pyboost_transpose"]
 
 
 def reshape(input, shape):

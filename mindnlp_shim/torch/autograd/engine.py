@@ -1,10 +1,10 @@
 """`Tensor.backward` and `torch.autograd.grad` on MindSpore's tape engine (`run_backward`)."""
 import mindspore
 from mindspore import ops
-from mindspore._c_expression import run_backward
 
 from .._out_of_memory import reraise_if_out_of_memory
 from .._runtime import ensure_recording
+from ... import _mindspore as _ms
 
 
 def _as_tuple(x):
@@ -62,7 +62,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     keep = create_graph if retain_graph is None else retain_graph
     ensure_recording()
     try:
-        run_backward(tensors, grads, bool(keep), bool(create_graph), _as_tuple(inputs))
+        _ms.run_backward(tensors, grads, bool(keep), bool(create_graph), _as_tuple(inputs))
     except (RuntimeError, MemoryError) as exc:
         _queued_callbacks.clear()
         reraise_if_out_of_memory(exc)
@@ -84,7 +84,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     allow = bool(allow_unused) or materialize_grads
     ensure_recording()
     try:
-        result = run_backward(outputs, grads, bool(keep), bool(create_graph), inputs, allow, accumulate_grad=False)
+        result = _ms.run_backward(outputs, grads, bool(keep), bool(create_graph), inputs, allow, accumulate_grad=False)
     except (RuntimeError, MemoryError) as exc:
         reraise_if_out_of_memory(exc)
         raise

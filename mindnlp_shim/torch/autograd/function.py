@@ -3,12 +3,12 @@ import functools
 
 import mindspore
 from mindspore import ops
-from mindspore.common._grad_function import _Function
 
 from .grad_mode import is_grad_enabled, no_grad
+from ... import _mindspore as _ms
 
 
-class Function(_Function):
+class Function(_ms.FunctionBase):
     """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call with `.apply(*args)`.
 
     `ctx.save_for_backward`, `ctx.saved_tensors`, `ctx.needs_input_grad`, `ctx.mark_dirty`,

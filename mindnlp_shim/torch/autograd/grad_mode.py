@@ -1,7 +1,7 @@
 """Grad-mode switches (`no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`) on MindSpore's executor."""
 import functools
 
-from mindspore.graph.api import _pynative_executor
+from ... import _mindspore as _ms
 
 from .._runtime import ensure_recording, grad_enabled
 
@@ -11,7 +11,7 @@ def is_grad_enabled():
 
 
 def _set_enabled(mode):
-    _pynative_executor.set_enable_grad(bool(mode))
+    _ms.set_grad_enabled(bool(mode))
     if mode:
         ensure_recording()
 

@@ -5,6 +5,7 @@ from .._runtime import DEVICE_TARGET
 from .. import _stand_ins
 from .._functions import OutOfMemoryError  # noqa: F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 from . import amp  # noqa: F401
+from ... import _mindspore as _ms
 
 _ON_GPU = DEVICE_TARGET == "GPU"
 
@@ -22,7 +23,7 @@ def device_count():
         return 0
     import mindspore
 
-    return max(1, mindspore.hal.device_count("GPU")) if hasattr(mindspore, "hal") else 1
+    return max(1, _ms.device_count("GPU"))
 
 
 def current_device():

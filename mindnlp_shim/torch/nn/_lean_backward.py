@@ -26,6 +26,7 @@ from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
 from .._function_outputs import plain_reshape
 from .._runtime import grad_enabled
+from ... import _mindspore as _ms
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -209,9 +210,7 @@ def _fused_layer_norm_grad(prim, x, grad, variance, mean, weight):
     key = (prim.begin_norm_axis, prim.begin_params_axis)
     grad_prim = _layer_norm_grads.get(key)
     if grad_prim is None:
-        from mindspore.ops.operations import _grad_ops
-
-        grad_prim = _layer_norm_grads[key] = _grad_ops.LayerNormGrad(*key)
+        grad_prim = _layer_norm_grads[key] = _ms.layer_norm_grad(*key)
     from ..autograd.grad_mode import no_grad
 
     with no_grad():  # a kernel call, never recorded (MindSpore cannot build LayerNormGrad's own derivative)

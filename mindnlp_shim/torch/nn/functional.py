@@ -5,7 +5,6 @@ import math
 import numpy as np
 import mindspore
 from mindspore import ops
-from mindspore.graph.api import _pynative_executor
 
 from .. import _dtype
 from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
@@ -28,6 +27,7 @@ from . import _grouped_query_attention as _gqa
 from . import _lean_backward as _lean
 from ._dropout_frame import apply_dropout as _apply_dropout
 from ._grouped_mm import grouped_mm  # noqa: F401  (mixture-of-experts layers)
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 _layer_norm_prims = {}
@@ -791,7 +791,7 @@ class _ClampedNorm(_Function):
     @staticmethod
     def backward(ctx, grad):
         x, norm = ctx.saved_tensors
-        if _pynative_executor.enable_grad():  # create_graph=True: the norm recorded too, for its derivative
+        if _ms.grad_enabled():  # create_graph=True: the norm recorded too, for its derivative
             norm = ops.sqrt(_red.sum(ops.square(x), ctx.dim, True))
         safe = ops.where(ops.equal(norm, 0), ops.ones_like(norm), norm)
         return ops.mul(ops.div(grad, safe), x), None, None

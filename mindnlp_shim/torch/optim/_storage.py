@@ -19,7 +19,8 @@ import mindspore
 from mindspore import ops
 
 from .. import _runtime
-from .._memory import _set_write_counts, host_view, write_count
+from .. import _memory
+from .._memory import host_view
 
 Tensor = mindspore.Tensor
 
@@ -54,7 +55,7 @@ def host_array(tensor):
 def count_writes(tensors):
     """Raise the write count of each tensor an update wrote through its host array (torch's version counter)."""
     if tensors:
-        _set_write_counts(tensors, [write_count(t) + 1 for t in tensors])
+        _memory.count_writes(tensors)
 
 
 def release(tensor, array, is_copy):

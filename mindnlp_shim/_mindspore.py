@@ -1,0 +1,212 @@
+"""Everything the shim takes from MindSpore that is private or differs between releases, in one place.
+
+Users cannot choose their MindSpore release (their Ascend CANN stack does), and MindSpore's private names move
+between releases. So no other module imports `mindspore._c_expression`, the PyNative executor, generated
+primitives or gradient primitives: they import this module, which detects what the installed release offers
+and gives one interface. Where a release lacks a capability, the equivalent path is chosen here; where there
+is none, the function raises a `NotImplementedError` naming the release and the torch feature.
+
+Measured per release in docs/mindspore-releases.md; the tests in tests/test_mindspore_releases.py check each
+entry on the installed release.
+"""
+import os
+import warnings
+
+os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ logs: errors only, unless the user chose otherwise
+
+import mindspore  # noqa: E402
+
+# The releases the test suite runs on (each one's differences: docs/mindspore-releases.md).
+OLDEST_SUPPORTED = (2, 7, 0)
+NEWEST_TESTED = (2, 10, 0)
+
+
+def parse_version(text):
+    """`"2.7.1"` -> (2, 7, 1); a suffix such as `rc1` or `.dev20250101` on the last part is dropped."""
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = ""
+        for char in piece:
+            if not char.isdigit():
+                break
+            digits += char
+        parts.append(int(digits or 0))
+    return tuple(parts + [0] * (3 - len(parts)))
+
+
+def _dotted(version):
+    return ".".join(map(str, version))
+
+
+SUPPORTED_RANGE = f"{_dotted(OLDEST_SUPPORTED)} to {_dotted(NEWEST_TESTED)}"
+VERSION_TEXT = mindspore.__version__
+VERSION = parse_version(VERSION_TEXT)
+
+
+def check_version(version=VERSION, text=VERSION_TEXT):
+    """Refuse a MindSpore older than the supported range; warn (and go on) for one newer than the tested range."""
+    if version < OLDEST_SUPPORTED:
+        raise ImportError(f"mindnlp-shim needs MindSpore {SUPPORTED_RANGE}; MindSpore {text} is installed. "
+                          f"Install a MindSpore release in that range (the one your CANN stack supports).")
+    if version[:2] > NEWEST_TESTED[:2] or version > NEWEST_TESTED and version[:2] == NEWEST_TESTED[:2]:
+        warnings.warn(f"mindnlp-shim was tested with MindSpore {SUPPORTED_RANGE}; MindSpore {text} is newer and "
+                      f"untested: trying it", RuntimeWarning, stacklevel=2)
+
+
+check_version()
+
+from mindspore import _c_expression as _c  # noqa: E402
+from mindspore.common import _grad_function  # noqa: E402
+from mindspore.common.api import _pynative_executor  # noqa: E402  (2.10 also has it as mindspore.graph.api's)
+
+# ---- the tensor class and its C methods ------------------------------------------------------------------------
+TensorPy = _c.TensorPy  # the C base class of mindspore.Tensor: isinstance against it is the fastest tensor test
+DtypeType = _c.typing.Type  # the common type of MindSpore's dtype objects (torch.dtype)
+is_contiguous = TensorPy.is_contiguous
+untyped_storage = TensorPy.untyped_storage  # MindSpore's storage of a tensor (for a view: its base's memory)
+stride = TensorPy.stride  # a list of element strides
+data_ptr = TensorPy._data_ptr
+from_numpy = TensorPy.from_numpy  # (Tensor.from_numpy is a Python wrapper around it)
+
+# ---- the PyNative executor: grad mode and the tape's recording flag ------------------------------------------
+pynative_executor = _pynative_executor
+# grad mode as the executor holds it: the C method itself (the Python method around it costs ~1 µs a call)
+grad_enabled = _pynative_executor._executor.enable_grad
+set_grad_enabled = _pynative_executor.set_enable_grad
+grad_flag = _pynative_executor.grad_flag
+set_grad_flag = _pynative_executor.set_grad_flag
+
+
+def clear_executor_caches():
+    """Drop the executor's per-tensor type and shape caches (after a tensor's dtype or shape changed under it);
+    the grad flag, which clearing resets, is put back."""
+    recording = _pynative_executor.grad_flag()
+    _pynative_executor.clear_res()
+    _pynative_executor.set_grad_flag(recording)
+
+
+# ---- autograd: the tape engine -------------------------------------------------------------------------------
+# MindSpore 2.7.1 added the tape engine torch's `backward()` needs (`run_backward`, a tensor's `_grad_node` and
+# `_is_leaf`). MindSpore 2.7.0 differentiates only whole functions (`mindspore.grad`), so there the shim runs
+# forward passes (inference, evaluation, generation) and refuses to record for autograd.
+HAS_TAPE = hasattr(_c, "run_backward")
+FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
+
+
+def no_tape_error(feature):
+    return NotImplementedError(
+        f"{feature} is not supported on MindSpore {VERSION_TEXT}: it has no tape autograd engine (MindSpore "
+        f"2.7.1 added it); torch's autograd (backward(), autograd.grad, training) needs MindSpore 2.7.1 to "
+        f"{_dotted(NEWEST_TESTED)}. Forward passes, evaluation and generation work on {VERSION_TEXT}.")
+
+
+if HAS_TAPE:
+    run_backward = _c.run_backward
+else:
+    def run_backward(*args, **kwargs):
+        raise no_tape_error("torch autograd (Tensor.backward, torch.autograd.grad)")
+
+# ---- data swaps and write counts -----------------------------------------------------------------------------
+# `_update_data` (2.8+) gives a tensor another's storage, shape and dtype, keeping its identity and autograd
+# node; 2.7.x has the same C operation as `assign_value_cpp`.
+update_data = getattr(TensorPy, "_update_data", None) or TensorPy.assign_value_cpp
+
+# MindSpore's count of in-place writes into a storage (shared with its views), which its autograd checks for the
+# tensors it saved (2.7.1+). Its own kernels' writes count; writes through NumPy must be counted here.
+HAS_WRITE_COUNTS = hasattr(TensorPy, "_version")
+if HAS_WRITE_COUNTS:
+    write_count = TensorPy._version.__get__
+else:
+    def write_count(tensor):
+        return 0
+
+if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
+    _set_write_counts = _c._unsafe_set_version_counter
+
+    def count_writes(tensors):
+        """Add one write to the counter of each tensor's storage."""
+        _set_write_counts(tensors, [write_count(t) + 1 for t in tensors])
+elif HAS_WRITE_COUNTS:
+    def count_writes(tensors):
+        """Add one write to the counter of each tensor's storage: MindSpore's own copy of nothing (an empty view
+        onto itself) counts one write in 2.9; 2.7-2.8 count only a copy of the elements themselves."""
+        from mindspore import ops
+
+        recording = _pynative_executor.grad_flag()
+        _pynative_executor.set_grad_flag(False)  # a counted write, not an op for the tape
+        try:
+            for tensor in tensors:
+                before = write_count(tensor)
+                target = ops.stop_gradient(tensor)  # the same storage and counter, off the tape
+                if _EMPTY_VIEW_COPY_COUNTS:
+                    empty = _as_strided(target, (0,), (1,), 0)
+                    _ms_copy(empty, empty)
+                if write_count(tensor) == before:
+                    _ms_copy(target, target)
+        finally:
+            _pynative_executor.set_grad_flag(recording)
+else:
+    def count_writes(tensors):
+        """MindSpore 2.7.0 keeps no write counts (and no tape that would check them)."""
+
+
+_ms_copy = mindspore.Tensor.copy_  # MindSpore's own (the shim binds torch's copy_ over it later)
+_EMPTY_VIEW_COPY_COUNTS = VERSION >= (2, 9, 0)
+
+# ---- process settings ----------------------------------------------------------------------------------------
+
+
+def disable_multi_thread():
+    """Turn off MindSpore's asynchronous dispatch pipeline threads (eager ops run on the calling thread)."""
+    _c.disable_multi_thread()
+
+
+def launch_blocking():
+    """Kernel errors raised at the op that caused them, not at a later sync point."""
+    mindspore.runtime.launch_blocking()
+
+
+def set_cpu_kernel_threads(count):
+    """The CPU kernels' thread count; False if it was already set (MindSpore allows it once)."""
+    try:
+        mindspore.device_context.cpu.op_tuning.threads_num(count)
+    except RuntimeError:
+        return False
+    return True
+
+
+def fork_handlers():
+    """MindSpore's (before, after_in_parent, after_in_child) fork handlers, or None."""
+    fork_utils = getattr(_c, "fork_utils", None)
+    if fork_utils is None:
+        return None
+    return fork_utils.prepare_before_fork, fork_utils.parent_at_fork, fork_utils.child_at_fork
+
+
+def device_count(target):
+    """The number of devices of a target ("GPU", "Ascend") MindSpore sees."""
+    return mindspore.hal.device_count(target)
+
+
+# ---- primitives the shim calls below their Python layer ------------------------------------------------------
+
+
+def layer_norm_grad(begin_norm_axis, begin_params_axis):
+    """MindSpore's LayerNormGrad primitive (the fused backward of its LayerNorm kernel)."""
+    from mindspore.ops.operations import _grad_ops
+
+    return _grad_ops.LayerNormGrad(begin_norm_axis, begin_params_axis)
+
+
+def as_strided(input, size, stride, storage_offset):
+    """MindSpore's as_strided view kernel."""
+    return _as_strided(input, size, stride, storage_offset)
+
+
+from mindspore.ops.auto_generate.gen_ops_def import as_strided as _as_strided  # noqa: E402
+from mindspore.ops.auto_generate import gen_ops_prim as _prims  # noqa: E402
+
+# the view kernels' C entry points and their primitives (see torch/_ops/view_kernels.py)
+view_kernels = {name: getattr(_prims, name) for name in (
+    "expand_dims_op", "narrow_view_op", "pyboost_expand_dims", "pyboost_narrow_view", "pyboost_reshape",
+    "pyboost_transpose", "reshape_op", "transpose_op")}
