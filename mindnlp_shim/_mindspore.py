@@ -17,7 +17,7 @@ os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ logs: errors only, unles
 import mindspore  # noqa: E402
 
 # The releases the test suite runs on (each one's differences: docs/mindspore-releases.md).
-OLDEST_SUPPORTED = (2, 7, 0)
+OLDEST_SUPPORTED = (2, 7, 1)
 NEWEST_TESTED = (2, 10, 0)
 
 
@@ -43,12 +43,21 @@ VERSION_TEXT = mindspore.__version__
 VERSION = parse_version(VERSION_TEXT)
 
 
+# What the releases before the range lack that torch's semantics cannot do without (measured on 2.7.0's CPU
+# wheel; docs/mindspore-releases.md)
+_MISSING_BEFORE_RANGE = (
+    "a tape autograd engine for torch's backward() (run_backward; it differentiates only whole functions), "
+    "tensor storages on the CPU (untyped_storage), and view addresses (a view's data_ptr is its base's, "
+    "without its offset) that in-place writes through views need")
+
+
 def check_version(version=VERSION, text=VERSION_TEXT):
     """Refuse a MindSpore older than the supported range; warn (and go on) for one newer than the tested range."""
     if version < OLDEST_SUPPORTED:
-        raise ImportError(f"mindnlp-shim needs MindSpore {SUPPORTED_RANGE}; MindSpore {text} is installed. "
-                          f"Install a MindSpore release in that range (the one your CANN stack supports).")
-    if version[:2] > NEWEST_TESTED[:2] or version > NEWEST_TESTED and version[:2] == NEWEST_TESTED[:2]:
+        raise ImportError(f"mindnlp-shim needs MindSpore {SUPPORTED_RANGE}; MindSpore {text} is installed, and "
+                          f"it lacks {_MISSING_BEFORE_RANGE}. Install a MindSpore release in that range (the one "
+                          f"your CANN stack supports).")
+    if version > NEWEST_TESTED:
         warnings.warn(f"mindnlp-shim was tested with MindSpore {SUPPORTED_RANGE}; MindSpore {text} is newer and "
                       f"untested: trying it", RuntimeWarning, stacklevel=2)
 
@@ -86,25 +95,8 @@ def clear_executor_caches():
 
 
 # ---- autograd: the tape engine -------------------------------------------------------------------------------
-# MindSpore 2.7.1 added the tape engine torch's `backward()` needs (`run_backward`, a tensor's `_grad_node` and
-# `_is_leaf`). MindSpore 2.7.0 differentiates only whole functions (`mindspore.grad`), so there the shim runs
-# forward passes (inference, evaluation, generation) and refuses to record for autograd.
-HAS_TAPE = hasattr(_c, "run_backward")
+run_backward = _c.run_backward  # torch's backward()/autograd.grad over the recorded tape (2.7.1+)
 FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
-
-
-def no_tape_error(feature):
-    return NotImplementedError(
-        f"{feature} is not supported on MindSpore {VERSION_TEXT}: it has no tape autograd engine (MindSpore "
-        f"2.7.1 added it); torch's autograd (backward(), autograd.grad, training) needs MindSpore 2.7.1 to "
-        f"{_dotted(NEWEST_TESTED)}. Forward passes, evaluation and generation work on {VERSION_TEXT}.")
-
-
-if HAS_TAPE:
-    run_backward = _c.run_backward
-else:
-    def run_backward(*args, **kwargs):
-        raise no_tape_error("torch autograd (Tensor.backward, torch.autograd.grad)")
 
 # ---- data swaps and write counts -----------------------------------------------------------------------------
 # `_update_data` (2.8+) gives a tensor another's storage, shape and dtype, keeping its identity and autograd
@@ -112,13 +104,8 @@ else:
 update_data = getattr(TensorPy, "_update_data", None) or TensorPy.assign_value_cpp
 
 # MindSpore's count of in-place writes into a storage (shared with its views), which its autograd checks for the
-# tensors it saved (2.7.1+). Its own kernels' writes count; writes through NumPy must be counted here.
-HAS_WRITE_COUNTS = hasattr(TensorPy, "_version")
-if HAS_WRITE_COUNTS:
-    write_count = TensorPy._version.__get__
-else:
-    def write_count(tensor):
-        return 0
+# tensors it saved. Its own kernels' writes count; writes through NumPy must be counted here.
+write_count = TensorPy._version.__get__
 
 if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
     _set_write_counts = _c._unsafe_set_version_counter
@@ -126,32 +113,33 @@ if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
     def count_writes(tensors):
         """Add one write to the counter of each tensor's storage."""
         _set_write_counts(tensors, [write_count(t) + 1 for t in tensors])
-elif HAS_WRITE_COUNTS:
+else:
     def count_writes(tensors):
-        """Add one write to the counter of each tensor's storage: MindSpore's own copy of nothing (an empty view
-        onto itself) counts one write in 2.9; 2.7-2.8 count only a copy of the elements themselves."""
-        from mindspore import ops
-
+        """Add one write to the counter of each tensor's storage, by a write MindSpore counts itself."""
         recording = _pynative_executor.grad_flag()
         _pynative_executor.set_grad_flag(False)  # a counted write, not an op for the tape
         try:
             for tensor in tensors:
-                before = write_count(tensor)
-                target = ops.stop_gradient(tensor)  # the same storage and counter, off the tape
-                if _EMPTY_VIEW_COPY_COUNTS:
-                    empty = _as_strided(target, (0,), (1,), 0)
-                    _ms_copy(empty, empty)
-                if write_count(tensor) == before:
-                    _ms_copy(target, target)
+                _count_one_write(tensor)
         finally:
             _pynative_executor.set_grad_flag(recording)
-else:
-    def count_writes(tensors):
-        """MindSpore 2.7.0 keeps no write counts (and no tape that would check them)."""
+
+
+def _count_empty_copy(tensor):
+    """2.8-2.9: a copy of nothing into an empty view of the storage counts one write for every view of it."""
+    empty = _as_strided(tensor, (0,), (1,), 0)
+    _ms_copy(empty, empty)
+
+
+def _count_self_copy(tensor):
+    """2.7.x counts only writes into a tensor that is not a view (views share their base's counter only for
+    indexing views, whose base MindSpore keeps): the base copied onto itself."""
+    base = getattr(tensor, "parent_tensor_", None)
+    _ms_copy(base if base is not None else tensor, base if base is not None else tensor)
 
 
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own (the shim binds torch's copy_ over it later)
-_EMPTY_VIEW_COPY_COUNTS = VERSION >= (2, 9, 0)
+_count_one_write = _count_empty_copy if VERSION >= (2, 8, 0) else _count_self_copy
 
 # ---- process settings ----------------------------------------------------------------------------------------
 

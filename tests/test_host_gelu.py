@@ -50,6 +50,17 @@ def test_gelu_values_and_gradients_are_torchs(x0):
         _assert_close(ours, theirs)
 
 
+@pytest.mark.parametrize("shape", [(), (len(_SPECIAL),)])
+def test_gelu_of_every_special_value_is_torchs(shape):
+    """Each special value, always (hypothesis draws them only now and then): near the largest float32 the
+    product must not overflow (gelu(3e38) is 3e38, not inf)."""
+    for values in ([[v] for v in _SPECIAL] if shape == () else [_SPECIAL]):
+        x0 = np.array(values[0] if shape == () else values, np.float32).reshape(shape)
+        g0 = np.ones(shape, np.float32)
+        for ours, theirs in zip(_gelu_and_grad(mt, x0, g0), _gelu_and_grad(rt, x0, g0)):
+            _assert_close(ours, theirs)
+
+
 def test_gelu_across_chunks_and_of_a_strided_view_is_torchs(monkeypatch):
     monkeypatch.setattr(host_gelu, "CHUNK", 64)
     x0 = np.random.default_rng(3).standard_normal((9, 50)).astype(np.float32) * 4

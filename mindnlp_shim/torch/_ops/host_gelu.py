@@ -39,12 +39,12 @@ def gelu(values, with_derivative=False):
         for start in range(0, size, CHUNK):
             stop = min(start + CHUNK, size)
             _chunk(flat[start:stop], out[start:stop], None if derivative is None else derivative[start:stop],
-                   *(row[:stop - start] for row in scratch))
+                   *(row[:stop - start] for row in scratch), one_element=size == 1)
     shape = np.shape(values)
     return out.reshape(shape), None if derivative is None else derivative.reshape(shape)
 
 
-def _chunk(x, out, derivative, a, t, c, e):
+def _chunk(x, out, derivative, a, t, c, e, one_element):
     np.abs(x, out=a)
     np.multiply(a, _P, out=t)
     t += 1
@@ -62,10 +62,14 @@ def _chunk(x, out, derivative, a, t, c, e):
     t += 2
     t *= a
     t += c  # u
-    np.multiply(x, t, out=out)
-    out *= _F32(0.5)
+    if one_element:  # torch's scalar path (a one-element tensor) halves first: gelu(3e38) is 3e38 there
+        t *= _F32(0.5)
+        np.multiply(x, t, out=out)
+    else:  # its vector path multiplies first: x * u overflows to inf near the largest float32, as here
+        np.multiply(x, t, out=out)
+        out *= _F32(0.5)
+        t *= _F32(0.5)
     if derivative is not None:
         np.multiply(x, e, out=derivative)
         derivative *= _INV_SQRT_2PI
-        t *= _F32(0.5)
         derivative += t
