@@ -47,7 +47,7 @@ class Known:
 
 
 KNOWN = [
-    Known(['Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'torch.diag', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.narrow'], 'empty_grad', ['raises'],
+    Known(['Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.narrow'], 'empty_grad', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['F.conv1d', 'F.conv2d'], 'float64', ['raises'],
           'torch returns; the shim raises NotImplementedError: torch.nn.functional.conv1d of float64 tensors is not supported (no float64 kernel)'),
@@ -111,8 +111,6 @@ KNOWN = [
           'torch raises RuntimeError: Bad in-place call: input tensor dtype float and output tensor dtype double should match; the shim ValueError: For pr'),
     Known(['Tensor.cumsum_'], 'empty', ['raises'],
           "torch returns; the shim raises RuntimeError: result type Long can't be cast to the desired output type Bool"),
-    Known(['Tensor.diagonal', 'torch.diagonal'], 'always', ['raises'],
-          'torch returns; the shim raises RuntimeError: Input device address is null for 1_1_ZerosLiketruetruetrue243_0, input index: 0'),
     Known(['Tensor.diff', 'torch.diff'], '0d', ['exception-type'],
           'torch raises RuntimeError: diff expects input to be at least one-dimensional; the shim IndexError: tuple index out of range'),
     Known(['Tensor.squeeze', 'Tensor.std', 'Tensor.var', 'torch.squeeze', 'torch.std', 'torch.std_mean', 'torch.var', 'torch.var_mean'], 'always', ['raises'],
@@ -201,8 +199,6 @@ KNOWN = [
           'torch raises RuntimeError: The `+` operator, on a bool tensor is not supported.; the shim TypeError: The `+` operator, on a bool tensor is not '),
     Known(['torch.stack'], 'empty_grad', ['raises'],
           'torch returns; the shim raises RuntimeError: For Unstack, memcpy error, errorno: 34'),
-    Known(['torch.trace'], 'empty_grad', ['raises'],
-          'torch returns; the shim raises RuntimeError: Input device address is null for 1_1_ZerosLiketruetruetrue243_0, input index: 0'),
     Known(['torch.vstack'], 'noncontiguous', ['exception-type'],
           'torch raises RuntimeError: Sizes of tensors must match except in dimension 0. Expected size 4 but got size 2 for tensor number 1 in the list.; '),
     Known(['Tensor.outer', 'torch.ger', 'torch.outer'], 'bfloat16', ['grad'],

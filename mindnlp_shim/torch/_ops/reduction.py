@@ -414,6 +414,9 @@ def cumprod(input, dim, *, dtype=None, out=None):
     _check_differentiable_dtype(input, dtype)
     if dtype is not None:
         input = input.astype(dtype)
+    elif input._dtype is mindspore.bool_ or input._dtype in _dtype.INTEGRAL:
+        # torch's result is int64; MindSpore 2.7-2.9 have no bool CumProd kernel and keep int32 in some cases
+        input = input.astype(mindspore.int64)
     if input.ndim == 0:  # (MindSpore's kernel refuses rank 0; torch's answer is the element)
         wrap_dim(dim, 1)
         return cumprod(input.reshape(1), 0).reshape(())

@@ -572,7 +572,12 @@ def triu(input, diagonal=0, *, out=None):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    return ops.diagonal(input, offset, dim1, dim2)
+    result = ops.diagonal(input, offset, dim1, dim2)
+    if 0 in result._shape and (input._requires_grad or not input._is_leaf) and _ms.grad_enabled():
+        from .._tensor import _empty_on_graph  # (MindSpore 2.7-2.8's backward of an empty diagonal kills the process)
+
+        return _empty_on_graph(input, result)
+    return result
 
 
 from .dense import contiguous  # noqa: E402,F401  (the one definition; fast dense copies live there)
