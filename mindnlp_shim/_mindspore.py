@@ -17,7 +17,7 @@ os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ logs: errors only, unles
 import mindspore  # noqa: E402
 
 # The releases the test suite runs on (each one's differences: docs/mindspore-releases.md).
-OLDEST_SUPPORTED = (2, 7, 1)
+OLDEST_SUPPORTED = (2, 8, 0)
 NEWEST_TESTED = (2, 10, 0)
 
 
@@ -43,20 +43,30 @@ VERSION_TEXT = mindspore.__version__
 VERSION = parse_version(VERSION_TEXT)
 
 
-# What the releases before the range lack that torch's semantics cannot do without (measured on 2.7.0's CPU
-# wheel; docs/mindspore-releases.md)
-_MISSING_BEFORE_RANGE = (
-    "a tape autograd engine for torch's backward() (run_backward; it differentiates only whole functions), "
-    "tensor storages on the CPU (untyped_storage), and view addresses (a view's data_ptr is its base's, "
-    "without its offset) that in-place writes through views need")
+# What the releases before the range lack that torch's semantics cannot do without (measured on their CPU wheels;
+# docs/mindspore-releases.md)
+_MISSING_BEFORE_RANGE = {
+    (2, 7, 0): "a tape autograd engine for torch's backward() (run_backward: it differentiates whole functions "
+               "only), tensor storages on the CPU (untyped_storage), and the addresses of views (a view's "
+               "data_ptr is its base's) that in-place writes through views need",
+    (2, 7, 1): "gradients through strided views (x[:, ::2] of a tensor in the autograd graph silently gets no "
+               "gradient, and as_strided's backward fails), counted writes through views (torch's check of "
+               "tensors saved for backward), and a data swap that keeps a tensor's autograd node (_update_data)",
+}
+
+
+def _what_is_missing(version):
+    """The entry of the newest release listed that is not newer than `version` (the oldest entry below them)."""
+    listed = [release for release in sorted(_MISSING_BEFORE_RANGE) if release <= version]
+    return _MISSING_BEFORE_RANGE[listed[-1] if listed else min(_MISSING_BEFORE_RANGE)]
 
 
 def check_version(version=VERSION, text=VERSION_TEXT):
     """Refuse a MindSpore older than the supported range; warn (and go on) for one newer than the tested range."""
     if version < OLDEST_SUPPORTED:
         raise ImportError(f"mindnlp-shim needs MindSpore {SUPPORTED_RANGE}; MindSpore {text} is installed, and "
-                          f"it lacks {_MISSING_BEFORE_RANGE}. Install a MindSpore release in that range (the one "
-                          f"your CANN stack supports).")
+                          f"it lacks {_what_is_missing(version)}. Install a MindSpore release in that range (the "
+                          f"one your CANN stack supports).")
     if version > NEWEST_TESTED:
         warnings.warn(f"mindnlp-shim was tested with MindSpore {SUPPORTED_RANGE}; MindSpore {text} is newer and "
                       f"untested: trying it", RuntimeWarning, stacklevel=2)
@@ -99,9 +109,8 @@ run_backward = _c.run_backward  # torch's backward()/autograd.grad over the reco
 FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
 
 # ---- data swaps and write counts -----------------------------------------------------------------------------
-# `_update_data` (2.8+) gives a tensor another's storage, shape and dtype, keeping its identity and autograd
-# node; 2.7.x has the same C operation as `assign_value_cpp`.
-update_data = getattr(TensorPy, "_update_data", None) or TensorPy.assign_value_cpp
+# a tensor takes another's storage, shape and dtype, keeping its identity and autograd node
+update_data = TensorPy._update_data
 
 # MindSpore's count of in-place writes into a storage (shared with its views), which its autograd checks for the
 # tensors it saved. Its own kernels' writes count; writes through NumPy must be counted here.
@@ -113,33 +122,20 @@ if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
     def count_writes(tensors):
         """Add one write to the counter of each tensor's storage."""
         _set_write_counts(tensors, [write_count(t) + 1 for t in tensors])
-else:
+else:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one write for every view of it
     def count_writes(tensors):
         """Add one write to the counter of each tensor's storage, by a write MindSpore counts itself."""
         recording = _pynative_executor.grad_flag()
         _pynative_executor.set_grad_flag(False)  # a counted write, not an op for the tape
         try:
             for tensor in tensors:
-                _count_one_write(tensor)
+                empty = _as_strided(tensor, (0,), (1,), 0)
+                _ms_copy(empty, empty)
         finally:
             _pynative_executor.set_grad_flag(recording)
 
 
-def _count_empty_copy(tensor):
-    """2.8-2.9: a copy of nothing into an empty view of the storage counts one write for every view of it."""
-    empty = _as_strided(tensor, (0,), (1,), 0)
-    _ms_copy(empty, empty)
-
-
-def _count_self_copy(tensor):
-    """2.7.x counts only writes into a tensor that is not a view (views share their base's counter only for
-    indexing views, whose base MindSpore keeps): the base copied onto itself."""
-    base = getattr(tensor, "parent_tensor_", None)
-    _ms_copy(base if base is not None else tensor, base if base is not None else tensor)
-
-
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own (the shim binds torch's copy_ over it later)
-_count_one_write = _count_empty_copy if VERSION >= (2, 8, 0) else _count_self_copy
 
 # ---- process settings ----------------------------------------------------------------------------------------
 
