@@ -32,6 +32,18 @@ class StepTimer(TrainerCallback):
         self.times.append(time.perf_counter() - self._start)
 
 
+def compare_with_reloaded(model, saved_dir, tokenizer, texts):
+    """The largest absolute difference between the logits of `model` and of the model reloaded from `saved_dir`
+    (as a user would load it) on `texts`: 0 when the checkpoint round-trips exactly."""
+    reloaded = AutoModelForSequenceClassification.from_pretrained(saved_dir)
+    batch = tokenizer(list(texts), padding=True, truncation=True, max_length=128, return_tensors="pt")
+    batch = {name: value.to(model.device) for name, value in batch.items()}
+    model.eval()
+    reloaded.eval()
+    with torch.no_grad():
+        return float((model(**batch).logits - reloaded(**batch).logits).abs().max())
+
+
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model-dir", default=None, help="a local HF model directory (default: bundled MiniLM-L6)")
@@ -71,6 +83,7 @@ def main():
     metrics = trainer.evaluate()
     final_dir = os.path.join(args.output_dir, "final")
     trainer.save_model(final_dir)
+    reload_difference = compare_with_reloaded(model, final_dir, tok, ds["test"][args.text_column][:32])
 
     steady = timer.times[1:] or timer.times
     print("\n==== summary ====")
@@ -80,6 +93,9 @@ def main():
     print(f"eval accuracy:    {metrics['eval_accuracy']:.4f}")
     print(f"time per step:    {np.median(steady):.3f} s (median of {len(steady)} steps)")
     print(f"model saved to:   {final_dir}")
+    print(f"reloaded logits:  max |difference| {reload_difference:g} over 32 test texts")
+    if reload_difference != 0:
+        raise SystemExit(f"the model reloaded from {final_dir} gives other logits than the trained one")
 
 
 if __name__ == "__main__":

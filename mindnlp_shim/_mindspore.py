@@ -168,7 +168,12 @@ def fork_handlers():
 
 
 def device_count(target):
-    """The number of devices of a target ("GPU", "Ascend") MindSpore sees."""
+    """The number of devices of a target ("GPU", "Ascend") MindSpore sees: `device_context.<target>.device_count`
+    (2.5+; present in 2.8-2.10), else `hal.device_count`, which MindSpore's docs mark for removal. (From the
+    docs; no GPU or Ascend device has run this here.)"""
+    context = getattr(getattr(mindspore, "device_context", None), target.lower(), None)
+    if context is not None and hasattr(context, "device_count"):
+        return context.device_count()
     return mindspore.hal.device_count(target)
 
 

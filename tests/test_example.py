@@ -10,7 +10,9 @@ from example_runs import needs_minilm, read_summary
 from shim_runner import REPO_ROOT, run_process
 
 EXAMPLE = os.path.join(REPO_ROOT, "examples", "text_classification.py")
-SUMMARY_LINES = ("backend:", "model:", "train loss:", "eval accuracy:", "time per step:", "model saved to:")
+SUMMARY_LINES = ("backend:", "model:", "train loss:", "eval accuracy:", "time per step:", "model saved to:",
+                 "reloaded logits:")
+RELOADED_EXACTLY = "max |difference| 0 over 32 test texts"
 
 
 def _run_example(tmp_path, *extra, timeout):
@@ -33,6 +35,7 @@ def test_three_step_run_with_adamw_torch_prints_summary(tmp_path):
     final_dir = os.path.join(output_dir, "final")
     assert summary["model saved to:"] == final_dir
     assert os.path.isfile(os.path.join(final_dir, "model.safetensors"))
+    assert summary["reloaded logits:"] == RELOADED_EXACTLY
     with open(os.path.join(output_dir, "checkpoint-3", "trainer_state.json")) as f:
         assert '"global_step": 3' in f.read()
 
@@ -56,6 +59,7 @@ def test_full_fine_tune_reaches_accuracy(tmp_path):
     accuracy = float(summary["eval accuracy:"])
     print(f"\nfull example run: eval accuracy {accuracy:.4f}, train loss {summary['train loss:']}, "
           f"{summary['time per step:']} per step, {elapsed:.0f} s wall")
-    assert accuracy >= 0.85
+    assert accuracy >= 0.9
+    assert summary["reloaded logits:"] == RELOADED_EXACTLY
     assert os.path.isfile(os.path.join(summary["model saved to:"], "model.safetensors"))
     assert summary["model saved to:"] == os.path.join(output_dir, "final")

@@ -21,8 +21,6 @@ def is_initialized():
 def device_count():
     if not _ON_GPU:
         return 0
-    import mindspore
-
     return max(1, _ms.device_count("GPU"))
 
 

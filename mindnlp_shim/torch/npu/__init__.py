@@ -1,5 +1,6 @@
 """torch.npu (torch_npu's namespace): Ascend NPUs, available when MindSpore runs on its Ascend target."""
 from .._runtime import DEVICE_TARGET
+from ... import _mindspore as _ms
 
 
 def is_available():
@@ -7,4 +8,4 @@ def is_available():
 
 
 def device_count():
-    return 1 if is_available() else 0
+    return max(1, _ms.device_count("Ascend")) if is_available() else 0
