@@ -26,6 +26,25 @@ def _left_out(entry):
     return entry.lower().startswith(_LEFT_OUT) or entry.startswith("__editable__")
 
 
+def _names_site_folder(folder, entry):
+    """Whether `entry` is a .pth file that adds another site-packages folder (an environment layered on another,
+    as CI's one for the oldest MindSpore): its packages are linked one by one instead."""
+    if not entry.endswith(".pth"):
+        return False
+    with open(os.path.join(folder, entry)) as handle:
+        return any(os.path.isdir(line.strip()) and line.strip().endswith("site-packages") for line in handle)
+
+
+def _test_site_folders():
+    """The test interpreter's site-packages, then the folders its .pth files add (first one wins a name)."""
+    folders = [TEST_SITE]
+    for entry in sorted(os.listdir(TEST_SITE)):
+        if _names_site_folder(TEST_SITE, entry):
+            with open(os.path.join(TEST_SITE, entry)) as handle:
+                folders += [line.strip() for line in handle if os.path.isdir(line.strip())]
+    return folders
+
+
 @pytest.fixture(scope="module")
 def user_python(tmp_path_factory):
     """The interpreter of a venv laid out like the user-facing install: the stand-in `torch`, no real torch."""
@@ -36,9 +55,11 @@ def user_python(tmp_path_factory):
     site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     # linked into site-packages itself: dill (datasets' fingerprints) pickles modules from elsewhere by value
-    for entry in os.listdir(TEST_SITE):
-        if not _left_out(entry) and not os.path.exists(os.path.join(site, entry)):
-            os.symlink(os.path.join(TEST_SITE, entry), os.path.join(site, entry))
+    for folder in _test_site_folders():
+        for entry in os.listdir(folder):
+            if not _left_out(entry) and not _names_site_folder(folder, entry) and \
+                    not os.path.exists(os.path.join(site, entry)):
+                os.symlink(os.path.join(folder, entry), os.path.join(site, entry))
     source = root / "torch-stand-in"
     _copy_tree(STAND_IN_DIR, source)
     wheel = _build_wheel(str(source), str(root / "dist"))

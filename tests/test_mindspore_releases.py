@@ -135,8 +135,7 @@ def test_the_installed_release_is_in_the_tested_range():
 def test_count_writes_raises_each_tensors_write_count():
     """Writes through host memory are counted as MindSpore's own: for a tensor, a view of it, a strided view and a
     0-d element, the counter that their shared storage keeps goes up."""
-    import mindnlp  # noqa: F401
-    import torch
+    import mindnlp_shim.torch as torch  # (the shim without the hook: real torch may be loaded in this process)
     from mindnlp_shim import _mindspore as ms_release
 
     base = torch.arange(6.0).reshape(2, 3)
@@ -149,8 +148,7 @@ def test_count_writes_raises_each_tensors_write_count():
 
 
 def test_update_data_keeps_identity_and_autograd_node():
-    import mindnlp  # noqa: F401
-    import torch
+    import mindnlp_shim.torch as torch  # (the shim without the hook: real torch may be loaded in this process)
     from mindnlp_shim import _mindspore as ms_release
 
     x = torch.ones(3, requires_grad=True)
@@ -164,8 +162,7 @@ def test_update_data_keeps_identity_and_autograd_node():
 
 def test_saved_tensor_written_in_place_refuses_backward():
     """The version check torch makes, through the release module's counting, for a constant saved by mul."""
-    import mindnlp  # noqa: F401
-    import torch
+    import mindnlp_shim.torch as torch  # (the shim without the hook: real torch may be loaded in this process)
 
     w = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
     x = torch.ones(3)
@@ -176,8 +173,7 @@ def test_saved_tensor_written_in_place_refuses_backward():
 
 
 def test_layer_norm_grad_and_as_strided_primitives_work():
-    import mindnlp  # noqa: F401
-    import torch
+    import mindnlp_shim.torch as torch  # (the shim without the hook: real torch may be loaded in this process)
     from mindnlp_shim import _mindspore as ms_release
 
     x = torch.arange(12.0).reshape(3, 4)

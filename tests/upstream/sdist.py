@@ -1,11 +1,21 @@
-"""Fetch the pinned transformers sdist (at run time, into a cache; it is never committed) and extract the
-common test files transformers ships in it."""
+"""Fetch the sdist of the installed transformers release (at run time, into a cache; it is never committed) and
+extract the common test files transformers ships in it."""
 import os
 import subprocess
 import sys
 import tarfile
+from importlib import metadata
 
-TRANSFORMERS_VERSION = "5.23.0"
+
+def installed_transformers_version():
+    """The version of the transformers the tests run against, read from its metadata: importing transformers
+    here would import torch before the shim is installed."""
+    return metadata.version("transformers")
+
+
+# The common tests must come from the same release as the library they test: test_modeling_common.py of one
+# release calls that release's model API (e.g. 5.24 renamed the models' `past_key_values` argument to `cache`).
+TRANSFORMERS_VERSION = installed_transformers_version()
 CACHE_DIR = os.environ.get("MINDNLP_SHIM_UPSTREAM_CACHE",
                            os.path.join(os.path.expanduser("~"), ".cache", "mindnlp-shim-upstream"))
 # The files the common mixins live in; everything they import from the tests package besides these is
