@@ -87,6 +87,22 @@ stride = TensorPy.stride  # a list of element strides
 data_ptr = TensorPy._data_ptr
 from_numpy = TensorPy.from_numpy  # (Tensor.from_numpy is a Python wrapper around it)
 
+# A tensor's own private attributes, read in place on hot paths (a call through this module would cost more than
+# the read): its dtype and shape objects, autograd state and node. Checked here, so that a release without one
+# fails at import, naming it, instead of deep inside an op.
+TENSOR_ATTRIBUTES = ("_dtype", "_shape", "_requires_grad", "_is_leaf", "_grad", "_grad_node", "_version")
+
+
+def _check_tensor_attributes():
+    probe = mindspore.Tensor(0.0)
+    missing = [name for name in TENSOR_ATTRIBUTES if not hasattr(probe, name)]
+    if missing:
+        raise ImportError(f"mindnlp-shim reads MindSpore tensors' {', '.join(missing)}, which MindSpore {VERSION_TEXT} "
+                          f"does not have (tested: {SUPPORTED_RANGE})")
+
+
+_check_tensor_attributes()
+
 # ---- the PyNative executor: grad mode and the tape's recording flag ------------------------------------------
 pynative_executor = _pynative_executor
 # grad mode as the executor holds it: the C method itself (the Python method around it costs ~1 µs a call)
@@ -107,6 +123,13 @@ def clear_executor_caches():
 # ---- autograd: the tape engine -------------------------------------------------------------------------------
 run_backward = _c.run_backward  # torch's backward()/autograd.grad over the recorded tape (2.7.1+)
 FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
+
+
+def node_input_dtype(node):
+    """The dtype an autograd node recorded for its (first) input, or None where the release does not say (2.8's
+    nodes have no `_input_metadata`)."""
+    metadata = getattr(node, "_input_metadata", None)
+    return None if metadata is None else metadata[0].dtype
 
 # ---- data swaps and write counts -----------------------------------------------------------------------------
 # a tensor takes another's storage, shape and dtype, keeping its identity and autograd node
@@ -136,6 +159,14 @@ else:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one
 
 
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own (the shim binds torch's copy_ over it later)
+
+# ---- kernel bugs of a release that the shim works around where it calls the kernel ---------------------------
+# MaskedFill's backward multiplies the incoming gradient by the mask's complement (2.8): a NaN gradient at a
+# filled position stays NaN, where torch's (and 2.9+'s) gives exactly 0.
+MASKED_FILL_BACKWARD_MULTIPLIES = VERSION < (2, 9, 0)
+# A storage moved into shared memory (`_share_fd_cpu_`) takes the views of it along in 2.9+; in 2.8 the views stay
+# on the old memory and no longer see writes through the base.
+SHARING_MOVES_VIEWS = VERSION >= (2, 9, 0)
 
 # ---- process settings ----------------------------------------------------------------------------------------
 

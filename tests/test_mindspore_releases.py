@@ -182,3 +182,27 @@ def test_layer_norm_grad_and_as_strided_primitives_work():
     assert ms_release.layer_norm_grad(1, 1) is not None
     np.testing.assert_array_equal(ms_release.view_kernels["pyboost_reshape"](
         ms_release.view_kernels["reshape_op"], [x, (4, 3)]).asnumpy(), np.arange(12.0).reshape(4, 3))
+
+
+def test_the_tensor_attributes_read_in_place_exist_and_mean_what_the_shim_reads():
+    import mindnlp_shim.torch as torch
+    from mindnlp_shim import _mindspore as ms_release
+
+    leaf = torch.ones(2, 3, requires_grad=True)
+    product = leaf * 2
+    for name in ms_release.TENSOR_ATTRIBUTES:
+        assert hasattr(leaf, name), name
+    assert leaf._dtype is torch.float32 and tuple(leaf._shape) == (2, 3)
+    assert leaf._requires_grad and leaf._is_leaf and not product._is_leaf and product._grad_node is not None
+    product.sum().backward()
+    assert leaf._grad.tolist() == [[2.0] * 3] * 2
+
+
+def test_node_input_dtype_is_the_recorded_dtype_or_unknown():
+    import mindnlp_shim.torch as torch
+    from mindnlp_shim import _mindspore as ms_release
+
+    node = torch.ones(2, requires_grad=True)._grad_node
+    assert ms_release.node_input_dtype(node) in (torch.float32, None)  # (None: the release does not record it)
+    if ms_release.VERSION >= (2, 9, 0):
+        assert ms_release.node_input_dtype(node) is torch.float32

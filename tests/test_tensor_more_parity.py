@@ -329,6 +329,12 @@ def _sharing(T):
 
 
 def test_share_memory_moves_the_storage_with_its_views_like_torch():
+    from mindnlp_shim import _mindspore as ms_release
+
+    if not ms_release.SHARING_MOVES_VIEWS:  # (MindSpore 2.8 would leave the views behind: refused, naming it)
+        with pytest.raises(NotImplementedError, match="share_memory_ is not supported on MindSpore 2.8"):
+            mt.arange(6.0).share_memory_()
+        return
     assert _sharing(mt) == _sharing(rt)
 
 

@@ -47,7 +47,10 @@ def leaf_meta_is_stale(tensor):
     if tensor is None or not getattr(tensor, "_dtype_swapped", False):  # (the common case: one dict lookup)
         return False
     node = tensor._grad_node if tensor._is_leaf else None
-    return node is not None and node._input_metadata[0].dtype != tensor.dtype
+    if node is None:
+        return False
+    recorded = _ms.node_input_dtype(node)
+    return recorded is None or recorded != tensor.dtype  # (a release that does not say: taken as stale)
 
 
 def _fresh_copy(value):

@@ -402,6 +402,11 @@ def share_memory_(self):
         if storage.nbytes() == 0:
             self._empty_storage_shared = True  # (no memory to map: only the answer of is_shared() changes)
         elif not storage.is_shared():
+            if not _ms.SHARING_MOVES_VIEWS:
+                raise NotImplementedError(
+                    f"torch.Tensor.share_memory_ is not supported on MindSpore {_ms.VERSION_TEXT}: moving a storage "
+                    f"into shared memory leaves its views on the old memory there, so they would stop seeing writes "
+                    f"(MindSpore 2.9 and later move them too)")
             storage._share_fd_cpu_()
     return self
 

@@ -2,6 +2,7 @@
 import mindspore
 import numpy as np
 from mindspore import ops
+from ... import _mindspore as _ms
 from ..._mindspore import TensorPy
 from .. import _dtype
 from . import _promotion
@@ -998,6 +999,8 @@ def masked_fill(input, mask, value):
     if type(value) is float and input._dtype in _MASKED_FILL_FLOATS:
         if not -65504.0 <= value <= 65504.0:  # (large, infinite or NaN: torch refuses a finite value past the range)
             _dtype.check_fits(value, input._dtype, narrow_floats=True)
+        if _ms.MASKED_FILL_BACKWARD_MULTIPLIES and _tracks_grad(input) and grad_enabled():
+            return ops.where(mask, Tensor(value, input.dtype), input)  # (Select's backward zeroes exactly)
         return ops.masked_fill(input, mask, value)  # the usual call, answered before the conversions below
     if isinstance(value, TensorPy):
         if value.ndim != 0:

@@ -386,7 +386,11 @@ def _cat_of_one(kept, tensors):
     if 0 not in kept._shape:
         return clone(kept)
     # no Clone kernel for an empty tensor; one that requires grad gives a result in the graph, as torch's
-    return ops.mul(kept, 0) if kept._requires_grad else ops.zeros(kept._shape, kept._dtype)
+    if not kept._requires_grad:
+        return ops.zeros(kept._shape, kept._dtype)
+    if kept._dtype is mindspore.bfloat16:  # (MindSpore 2.8 has no bfloat16 Mul kernel; the casts are exact)
+        return ops.mul(kept.astype(mindspore.float32), 0).astype(mindspore.bfloat16)
+    return ops.mul(kept, 0)
 
 
 def _cat_out(result, out, name):

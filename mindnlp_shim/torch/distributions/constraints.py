@@ -147,8 +147,10 @@ class _IntegerInterval(Constraint):
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
 
     def check(self, value):
-        whole = ops.equal(ops.fmod(value, 1), 0)
-        return ops.logical_and(whole, ops.logical_and(ops.ge(value, self.lower_bound), ops.le(value, self.upper_bound)))
+        in_range = ops.logical_and(ops.ge(value, self.lower_bound), ops.le(value, self.upper_bound))
+        if not value.is_floating_point():  # integers are whole (and MindSpore 2.8's fmod has no integer kernel)
+            return in_range
+        return ops.logical_and(ops.equal(ops.fmod(value, 1), 0), in_range)
 
 
 class _IntegerGreaterThan(Constraint):
@@ -158,7 +160,10 @@ class _IntegerGreaterThan(Constraint):
         self.lower_bound = lower_bound
 
     def check(self, value):
-        return ops.logical_and(ops.equal(ops.fmod(value, 1), 0), ops.ge(value, self.lower_bound))
+        at_least = ops.ge(value, self.lower_bound)
+        if not value.is_floating_point():  # integers are whole (and MindSpore 2.8's fmod has no integer kernel)
+            return at_least
+        return ops.logical_and(ops.equal(ops.fmod(value, 1), 0), at_least)
 
 
 class _Simplex(Constraint):
