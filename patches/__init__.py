@@ -35,3 +35,6 @@ register("transformers.training_args", "transformers_training_args")  # optimize
 register("transformers.trainer_utils", "transformers_checkpoints")
 register("transformers.trainer", "transformers_checkpoints")
 register("transformers.modeling_utils", "transformers_ms_dtype")  # MindNLP's from_pretrained(ms_dtype=...)
+# Hub kernels are real PyTorch extensions: kernelize keeps the layers' own forward, loaders say why they cannot
+register("kernels._internals.backends", "kernels_hub")  # kernels 0.19
+register("kernels.backends", "kernels_hub")  # kernels 0.18

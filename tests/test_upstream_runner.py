@@ -1,6 +1,6 @@
 """Fast checks of the upstream-suite runner (tests/upstream/run.py) without running the suite or the network:
-every skip has a reason, skip matching, the junit parser's counts, and (when the pinned sdist is already
-cached) the temporary test tree it lays out."""
+every skip has a reason, skip matching, the junit parser's counts, and (when the installed release's sdist is
+already cached) the temporary test tree it lays out."""
 import os
 import sys
 

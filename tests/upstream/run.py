@@ -1,6 +1,7 @@
 """Run transformers' own common model tests (ModelTesterMixin, ConfigTester, TrainingTesterMixin from the
-pinned sdist) for BERT, GPT-2, Llama, T5, Mistral, Qwen2, OPT, BART, Mixtral, GPT-NeoX, Qwen3, Gemma 2, Gemma 3
-(text), Phi-3, Falcon, Marian, mT5, RoBERTa, XLM-RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2 and ModernBERT
+installed release's sdist) for BERT, GPT-2, Llama, T5, Mistral, Qwen2, OPT, BART, Mixtral, GPT-NeoX, Qwen3,
+Gemma 2, Gemma 3 (text), Phi-3, Falcon, Marian, mT5, RoBERTa, XLM-RoBERTa, DistilBERT, ALBERT, ELECTRA, DeBERTa-v2
+and ModernBERT
 under the shim, and print
 passed/failed/skipped per model.
 
