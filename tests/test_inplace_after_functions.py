@@ -61,6 +61,17 @@ def _linear_module_3d():
     return layer(x), [x, layer.weight]
 
 
+def _matmul_3d_transposed_weight():
+    # Falcon's FalconLinear: `hidden_states @ self.weight.T` on 3-D input (the shim's product by transpose flags)
+    x, w = _leaf(1, 2, 3, 4), _leaf(2, 5, 4)
+    return x @ w.T, [x, w]
+
+
+def _matmul_3d_transposed_weight_of_a_plain_input():
+    x, w = torch.tensor(_array(1, 2, 3, 4)), _leaf(2, 5, 4)
+    return x @ w.T, [w]
+
+
 def _layer_norm():
     x, w, b = _leaf(1, 2, 3, 4), _leaf(2, 4), _leaf(3, 4)
     return F.layer_norm(x, (4,), w, b), [x, w, b]
@@ -138,6 +149,8 @@ def _cholesky():
 
 PRODUCERS = {
     "linear_2d": _linear_2d, "linear_3d": _linear_3d, "linear_module_3d": _linear_module_3d,
+    "matmul_3d_transposed_weight": _matmul_3d_transposed_weight,
+    "matmul_3d_transposed_weight_of_a_plain_input": _matmul_3d_transposed_weight_of_a_plain_input,
     "layer_norm": _layer_norm, "softmax": _softmax, "log_softmax": _log_softmax, "sdpa": _sdpa,
     "sdpa_causal": _sdpa_causal, "sdpa_blockwise": _sdpa, "gelu": _gelu, "embedding": _embedding,
     "checkpointed_linear": _checkpointed_linear, "dense_copy": _dense_copy, "bilinear_resize": _bilinear_resize,

@@ -19,7 +19,9 @@ CASES = {
     "x @ w.T": ((96, 160), (200, 160), lambda T, a, b: a @ b.T, True),
     "x.T @ w": ((160, 96), (160, 200), lambda T, a, b: a.T @ b, True),
     "x.T @ w.T": ((160, 96), (200, 160), lambda T, a, b: T.mm(a.t(), b.t()), True),
-    "3-d x @ w.T": ((4, 24, 160), (200, 160), lambda T, a, b: T.matmul(a, b.transpose(0, 1)), True),
+    # in the graph a 3-d product is not flagged: its result would be a view of the 2-d product, and an in-place
+    # write into it would lose the gradients (tests/test_inplace_after_functions.py); outside the graph it is
+    "3-d x @ w.T": ((4, 24, 160), (200, 160), lambda T, a, b: T.matmul(a, b.transpose(0, 1)), False),
     "x[:, ::2] @ w.T (w.T flagged)": ((96, 320), (200, 160), lambda T, a, b: a[:, ::2] @ b.T, True),
     "dense x @ w": ((96, 160), (160, 200), lambda T, a, b: a @ b, False),
     "permuted 3-d x @ w.T (not flagged)": ((24, 4, 160), (200, 160), lambda T, a, b: a.transpose(0, 1) @ b.T, False),
@@ -64,3 +66,16 @@ def test_transposed_product_outside_autograd_and_its_out_form():
     out = mt.empty(96, 200)
     assert mt.matmul(mt.from_numpy(a0), mt.from_numpy(b0).T, out=out) is out
     np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_a_3d_product_outside_the_graph_is_flagged(monkeypatch):
+    taken = []
+    original = linalg._flagged_product
+    monkeypatch.setattr(linalg, "_flagged_product", lambda a, b: taken.append(original(a, b) is not None) or
+                        original(a, b))
+    rng = np.random.default_rng(3)
+    a0, b0 = rng.standard_normal((4, 24, 160)).astype("float32"), rng.standard_normal((200, 160)).astype("float32")
+    with mt.no_grad():
+        ours = (mt.from_numpy(a0) @ mt.from_numpy(b0).T).numpy()
+    np.testing.assert_allclose(ours, (rt.from_numpy(a0) @ rt.from_numpy(b0).T).numpy(), rtol=1e-5, atol=1e-4)
+    assert taken and all(taken)

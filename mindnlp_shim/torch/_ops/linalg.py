@@ -48,6 +48,10 @@ def _flagged_product(a, b):
         return None
     if len(a._shape) > 2 and not a.is_contiguous():
         return None  # (its rows would be a copy)
+    if len(a._shape) > 2 and grad_enabled() and any(t._requires_grad or not t._is_leaf for t in (a, b)):
+        # the n-d result would be a view of the recorded 2-d product: an in-place write into it (Falcon's
+        # `mlp_output += attention_output`) then silently loses every gradient through the product
+        return None
     kernel = _FLAGGED_MATMULS[(dense_a is not None, dense_b is not None)]
     left = dense_a if dense_a is not None else a
     right = dense_b if dense_b is not None else b
