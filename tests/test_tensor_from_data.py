@@ -121,3 +121,21 @@ def _built(T, rows, dtype):
 def test_lists_of_tensors_numpy_values_and_numbers_match_torch(width, elements, rows, dtype):
     table = [elements[r * width:(r + 1) * width] for r in range(rows)]
     assert _built(mt, table, dtype) == _built(rt, table, dtype)
+
+
+# Python numbers written one by one into the dtype, each by its own type: an int wraps into an unsigned type
+# (-7 is 249 in uint8, also beside a float), a float must fit and is truncated, NaN and inf fit no integer
+_NUMBERS = st.sampled_from([0, 1, -7, -129, -255, -256, 300, 2 ** 31, 2 ** 63, 2 ** 64, True, False, 1.5, -0.5,
+                            -7.0, 255.9, -128.0, float("nan"), float("inf"), -0.0, 1e6])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(numbers=st.lists(_NUMBERS, min_size=1, max_size=4), shape=st.sampled_from(["scalar", "list", "rows"]),
+       dtype=st.none() | st.sampled_from(_DTYPES))
+def test_python_numbers_into_each_dtype_match_torch(numbers, shape, dtype):
+    data = {"scalar": numbers[0], "list": numbers, "rows": [[x] for x in numbers]}[shape]
+
+    def built(T):
+        return outcome(lambda T: T.tensor(data, dtype=None if dtype is None else getattr(T, dtype)), T)
+
+    assert built(mt) == built(rt)

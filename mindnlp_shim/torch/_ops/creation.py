@@ -30,12 +30,13 @@ def _numpy_from_data(data, dtype=None):
     explicit `dtype` Python floats stay double until the cast to it (torch reads them as doubles)."""
     arr = np.asarray(data)
     from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
-    if not from_numpy and arr.dtype == np.uint64:  # (Python ints past int64: NumPy chose uint64 for them)
-        raise ValueError("Overflow when unpacking long long")
+    if not from_numpy and arr.dtype.kind in "uOf" and _has_int_past_int64(data):
+        return _with_ints_past_int64(data, dtype)
     if not from_numpy:
-        _check_numbers_fit(arr, dtype)
         if arr.dtype.kind == "c":
             _check_complex_fits(dtype)
+        if dtype in _dtype.INTEGRAL and arr.dtype.kind in "biuf":
+            return _integers_from_elements(data, dtype)
     if dtype is not None and arr.dtype.kind in "fc":
         return arr
     if arr.dtype == np.float64 and not from_numpy:
@@ -49,13 +50,46 @@ def _numpy_from_data(data, dtype=None):
     return arr
 
 
-def _check_numbers_fit(arr, dtype):
-    """torch checks each number of a list against an integral dtype (NaN is left to the cast)."""
-    if dtype in _dtype.INTEGRAL and arr.dtype.kind in "iuf":
-        numbers = arr[~np.isnan(arr)] if arr.dtype.kind == "f" else arr
-        if numbers.size:
-            _dtype.check_fits(numbers.min().item(), dtype)
-            _dtype.check_fits(numbers.max().item(), dtype)
+def _has_int_past_int64(data):
+    """Whether Python numbers hold an int past int64 (NumPy made them uint64, float64 or objects)."""
+    leaves = _leaves(data)
+    return all(type(x) in _PYTHON_SCALARS for x in leaves) and \
+        any(type(x) is int and not -2 ** 63 <= x < 2 ** 63 for x in leaves)
+
+
+def _with_ints_past_int64(data, dtype):
+    """Python numbers among which an int lies past int64 (NumPy chose uint64 or objects for them). torch infers the
+    dtype from the kinds of number (int64 for ints) and writes each number by its own conversion: into a floating
+    or complex dtype as a double, into bool as its truth, into an integral dtype not at all."""
+    if dtype is None:
+        kinds = {type(x) for x in _leaves(data)}
+        dtype = (_default_complex() if complex in kinds else _dtype.get_default_dtype() if float in kinds
+                 else mindspore.int64)
+    if dtype == mindspore.bool_:
+        return np.array(_nested_map(data, bool))
+    if dtype in _dtype.INTEGRAL:
+        raise ValueError("Overflow when unpacking long long")
+    if dtype in _dtype.COMPLEX:
+        return np.array(_nested_map(data, complex), dtype=np.complex128).astype(_dtype.to_numpy_dtype(dtype))
+    if any(type(x) is complex for x in _leaves(data)):
+        raise TypeError("must be real number, not complex")
+    arr = np.array(_nested_map(data, float), dtype=np.float64)
+    return arr if dtype == mindspore.bfloat16 else arr.astype(_dtype.to_numpy_dtype(dtype))
+
+
+def _integers_from_elements(data, dtype):
+    """A list's numbers written into the integral `dtype` one by one, each by its own Python type as torch
+    writes it: an int (a bool, an integer tensor or NumPy integer) wraps, so -7 in uint8 is 249; a float must
+    lie in the range and is truncated. In one NumPy array -7 beside 1.5 would be the float -7.0, which does not
+    fit uint8."""
+    def written(x):
+        if isinstance(x, np.ndarray):  # (an array in the list: its rows)
+            return _nested_map(x.tolist(), written)
+        value = x.item() if isinstance(x, (Tensor, np.generic)) else x
+        _dtype.check_fits(value, dtype)
+        return _dtype.wrapped_to(int(value), dtype)
+
+    return np.array(_nested_map(data, written), dtype=_dtype.to_numpy_dtype(dtype))
 
 
 def _check_complex_fits(dtype):
@@ -70,6 +104,10 @@ def _flat(seq):
             yield from _flat(x)
         else:
             yield x
+
+
+def _leaves(data):
+    return list(_flat(data)) if isinstance(data, (list, tuple)) else [data]
 
 
 def _nested_map(seq, fn):
@@ -132,7 +170,8 @@ def _numpy_from_mixed(data, dtype):
     arr = np.asarray(_nested_map(data, lambda x: x.item() if isinstance(x, Tensor) else x))
     if arr.dtype.kind in "OUS":
         raise TypeError("torch.tensor(): could not build a tensor from data of mixed shapes or types")
-    _check_numbers_fit(arr, dtype)
+    if dtype in _dtype.INTEGRAL and arr.dtype.kind in "biuf":
+        return _integers_from_elements(data, dtype), dtype
     return arr, dtype
 
 
