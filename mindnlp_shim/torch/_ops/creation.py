@@ -30,13 +30,14 @@ def _numpy_from_data(data, dtype=None):
     explicit `dtype` Python floats stay double until the cast to it (torch reads them as doubles)."""
     arr = np.asarray(data)
     from_numpy = isinstance(data, (np.ndarray, np.generic))  # NumPy data keeps its dtype (np.float64 is a float)
-    if not from_numpy and arr.dtype.kind in "uOf" and _has_int_past_int64(data):
+    if not from_numpy and (arr.dtype.kind in "uO" or arr.dtype.kind == "f" and (np.abs(arr) >= 2.0 ** 63).any()) \
+            and _has_int_past_int64(data):
         return _with_ints_past_int64(data, dtype)
     if not from_numpy:
         if arr.dtype.kind == "c":
             _check_complex_fits(dtype)
         if dtype in _dtype.INTEGRAL and arr.dtype.kind in "biuf":
-            return _integers_from_elements(data, dtype)
+            return _integers_from_elements(data, arr, dtype)
     if dtype is not None and arr.dtype.kind in "fc":
         return arr
     if arr.dtype == np.float64 and not from_numpy:
@@ -77,11 +78,17 @@ def _with_ints_past_int64(data, dtype):
     return arr if dtype == mindspore.bfloat16 else arr.astype(_dtype.to_numpy_dtype(dtype))
 
 
-def _integers_from_elements(data, dtype):
+def _integers_from_elements(data, arr, dtype):
     """A list's numbers written into the integral `dtype` one by one, each by its own Python type as torch
     writes it: an int (a bool, an integer tensor or NumPy integer) wraps, so -7 in uint8 is 249; a float must
     lie in the range and is truncated. In one NumPy array -7 beside 1.5 would be the float -7.0, which does not
-    fit uint8."""
+    fit uint8. `arr` is the data as one NumPy array."""
+    if arr.dtype.kind in "bi":  # (only ints and bools: each fits where the extremes do, and the cast wraps)
+        if arr.size:
+            _dtype.check_fits(arr.min().item(), dtype)
+            _dtype.check_fits(arr.max().item(), dtype)
+        return arr.astype(_dtype.to_numpy_dtype(dtype))
+
     def written(x):
         if isinstance(x, np.ndarray):  # (an array in the list: its rows)
             return _nested_map(x.tolist(), written)
@@ -171,7 +178,7 @@ def _numpy_from_mixed(data, dtype):
     if arr.dtype.kind in "OUS":
         raise TypeError("torch.tensor(): could not build a tensor from data of mixed shapes or types")
     if dtype in _dtype.INTEGRAL and arr.dtype.kind in "biuf":
-        return _integers_from_elements(data, dtype), dtype
+        return _integers_from_elements(data, arr, dtype), dtype
     return arr, dtype
 
 
