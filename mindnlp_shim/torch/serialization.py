@@ -5,12 +5,23 @@ PyTorch wrote load here, as `mindspore.Tensor`s on the process's device target. 
 `data.pkl` plus one raw record per storage) is described in `_serialization/writer.py`; pre-1.6 non-zip files
 are read and, with `_use_new_zipfile_serialization=False`, written too (`_serialization/legacy.py`).
 
-Differences from PyTorch, all deliberate:
-- Tensors that shared a storage in the checkpoint come back as separate tensors with their own memory
-  (MindSpore tensors cannot be views into one shared buffer); on save each tensor writes its own storage.
-- `map_location` strings, devices and dicts are accepted; tensors are created on MindSpore's device target.
-  A callable gets each storage and its saved location and may return that storage (or None).
-- `mmap=True` is accepted; the storages are read into memory rather than mapped from the file.
+Loading reads what torch reads and refuses what torch refuses (docs/loading-files.md): the zip records are
+found and checked as torch's reader does, storage location tags and `map_location` follow torch's rules,
+the format version, byte order and storage sizes are checked, and tensors that shared a storage in the file
+share it again, with torch's sizes, strides and storage offsets. Errors name the file. Differences from
+PyTorch, all deliberate:
+- Tensors are created on MindSpore's device target whatever their location tag ("cpu", or "cuda:0" on the
+  GPU target); a `map_location` callable gets each storage and its tag and may return that storage (or None).
+  Tags torch cannot restore here raise its error. Storages restored to "meta" give the shim's meta tensors,
+  which report the meta device and hold memory (zeros when torch reads no data, as for map_location="meta").
+- Stricter than torch, each a clear error: a zip record whose CRC-32 does not match (torch skips the check), a
+  record name that several records answer to, data torch would hand over uninitialized (a directory record, a
+  deflated record that does not inflate to its size, a legacy storage the file never fills), and anything that
+  would take more memory than the file describes (meta storages larger than the file included).
+- `mmap=True` is accepted; the storages are read into memory, with the checks of a load without it (torch's
+  mapped load reads each storage at its record's offset unchecked), and a compressed record is refused.
+- On save each tensor writes its own storage: tensors that share memory are saved as separate storages (torch
+  saves the shared one once, with each tensor's offset and strides).
 
 `weights_only=True` (the default, as in torch >= 2.6) follows PyTorch's contract: the file can only build
 data, and nothing it contains can call arbitrary code or change module-level state (`_serialization/
@@ -36,7 +47,7 @@ import io
 import os
 import pickle
 
-from ._serialization import legacy, reader, weights_only as weights_only_reader, writer
+from ._serialization import legacy, reader, weights_only as weights_only_reader, writer, zip_checkpoint
 from ._serialization.safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
 DEFAULT_PROTOCOL = 2
@@ -47,6 +58,14 @@ __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_g
 
 def _is_path(f):
     return isinstance(f, (str, bytes, os.PathLike))
+
+
+def _source(f):
+    """How errors name the file being loaded."""
+    if _is_path(f):
+        return os.fsdecode(os.fspath(f))
+    name = getattr(f, "name", None)
+    return name if isinstance(name, str) else f"the {type(f).__name__} object"
 
 
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
@@ -117,17 +136,30 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     def make_unpickler(file, storages):
         return unpickler_class(file, storages, map_location, **pickle_load_args)
 
-    with _open_for_read(f) as fh:
-        start = fh.tell()
-        head = fh.read(512)
-        fh.seek(start)
-        if head.startswith(b"PK\x03\x04"):
-            return reader.load_zip(fh, make_unpickler)
-        if mmap:
-            raise RuntimeError("mmap can only be used with files saved with "
-                               "`torch.save(_use_new_zipfile_serialization=True)`, please torch.save your "
-                               "checkpoint with this option in order to use mmap.")
-        if legacy.is_tar(head):
-            raise NotImplementedError("torch.load: the tar-based checkpoint format of PyTorch < 0.4 is not "
-                                      "supported; re-save the checkpoint with a newer PyTorch")
-        return legacy.load_legacy(fh, make_unpickler, pickle_load_args)
+    source = _source(f)
+    try:
+        with _open_for_read(f) as fh:
+            return reader.refuse_bare_storages(_load_file(fh, source, make_unpickler, map_location, mmap))
+    except Exception as exc:
+        if source not in str(exc):  # the checks below name the file; errors from inside the pickle get a note
+            exc.add_note(f"torch.load: while loading {source}")
+        raise
+
+
+def _load_file(fh, source, make_unpickler, map_location, mmap):
+    start = fh.tell()
+    head = fh.read(512)
+    fh.seek(start)
+    if not head:
+        raise EOFError(f"torch.load: {source} is empty (0 bytes) and holds no checkpoint; an interrupted save or a "
+                       "full disk can leave such a file")
+    if head.startswith(b"PK\x03\x04"):
+        return zip_checkpoint.load_zip(fh, make_unpickler, source, map_location, bool(mmap))
+    if mmap:
+        raise RuntimeError("mmap can only be used with files saved with "
+                           "`torch.save(_use_new_zipfile_serialization=True)`, please torch.save your "
+                           "checkpoint with this option in order to use mmap.")
+    if legacy.is_tar(head):
+        raise NotImplementedError(f"torch.load: {source} is in the tar-based checkpoint format of PyTorch < 0.4, "
+                                  "which is not supported; re-save the checkpoint with a newer PyTorch")
+    return legacy.load_legacy(fh, make_unpickler, source)

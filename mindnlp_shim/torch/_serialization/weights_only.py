@@ -135,16 +135,19 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
             raise pickle.UnpicklingError(refusal(
                 f"{opcode} may only call an allowed global, but the checkpoint calls {self._describe(func)}."))
 
-    def _check_args(self, args, opcode):
-        if type(args) is not tuple:
+    def _arguments(self, args, opcode):
+        # torch's unpickler calls `func(*args)`: any iterable the checkpoint built gives the arguments
+        try:
+            return tuple(args)
+        except TypeError:
             raise pickle.UnpicklingError(refusal(
-                f"{opcode} takes a tuple of arguments, but the checkpoint gives {self._describe(args)}."))
+                f"{opcode} takes a tuple of arguments, but the checkpoint gives {self._describe(args)}.")) from None
 
     def load_reduce(self):
         args = self.stack.pop()
         func = self.stack[-1]
         self._check_callable(func, "REDUCE")
-        self._check_args(args, "REDUCE")
+        args = self._arguments(args, "REDUCE")
         if func is mindspore.Tensor:
             raise pickle.UnpicklingError(refusal(
                 "calling torch.Tensor(...) (the legacy tensor constructor) is not supported on MindSpore; "
@@ -167,7 +170,7 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
             raise pickle.UnpicklingError(refusal(
                 f"{opcode} of torch.Tensor is not supported on MindSpore (it would create a tensor without "
                 f"storage); tensors are loaded through torch._utils._rebuild_tensor_v2."))
-        self._check_args(args, opcode)
+        args = self._arguments(args, opcode)
         if cls in self._constructed_classes:
             # shim classes whose instance is made by the constructor (torch makes it in __new__)
             return cls(*args, **kwargs)
@@ -258,6 +261,10 @@ class WeightsOnlyUnpickler(StorageResolver, pickle._Unpickler):
         self._check_target(target, (set,), "ADDITEMS", "a set")
         target.update(items)
 
+    def load_proto(self):
+        # torch's weights-only unpickler takes any protocol number here (it only warns when it is not 2)
+        self.proto = self.read(1)[0]
+
     # --- storages -----------------------------------------------------------------------------------------
 
     def load_binpersid(self):
@@ -301,7 +308,8 @@ def _fill_dispatch():
     table = WeightsOnlyUnpickler.dispatch
     own = {"REDUCE": "load_reduce", "NEWOBJ": "load_newobj", "NEWOBJ_EX": "load_newobj_ex", "BUILD": "load_build",
            "SETITEM": "load_setitem", "SETITEMS": "load_setitems", "APPEND": "load_append",
-           "APPENDS": "load_appends", "ADDITEMS": "load_additems", "BINPERSID": "load_binpersid"}
+           "APPENDS": "load_appends", "ADDITEMS": "load_additems", "BINPERSID": "load_binpersid",
+           "PROTO": "load_proto", "BYTEARRAY8": "load_bytearray8"}
     for name in ACCEPTED_OPCODES:
         code = getattr(pickle, name)[0]
         if name in own:
