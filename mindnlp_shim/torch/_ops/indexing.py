@@ -260,8 +260,16 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         elements = tensor(elements)
     if test_elements.numel() == 0:  # (MindSpore's any over an empty axis reads uninitialised memory)
         return ops.fill(mindspore.bool_, tuple(elements.shape), bool(invert))
-    hits = ops.any(ops.equal(ops.expand_dims(elements, -1), test_elements.reshape(-1)), -1)
+    matches = ops.equal(ops.expand_dims(elements, -1), test_elements.reshape(-1))
+    # the hits counted with ReduceSum, not found with ReduceAny: each ReduceAny call keeps ~1 KB of MindSpore's
+    # memory for good (generate's stopping check runs isin every token; docs/long-runs.md)
+    hits = ops.gt(_COUNT_LAST(ops.select(matches, _ONE, _ZERO), (-1,)), _ZERO)
     return ops.logical_not(hits) if invert else hits
+
+
+_COUNT_LAST = ops.ReduceSum(keep_dims=False)
+_ONE = Tensor(1, mindspore.int32)
+_ZERO = Tensor(0, mindspore.int32)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):

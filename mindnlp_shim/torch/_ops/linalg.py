@@ -7,6 +7,7 @@ from mindspore import ops
 from .. import _dtype
 from . import empty_products as _empty
 from . import host_small
+from . import matrix_products as _products
 from ._util import no_kernel, type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
@@ -22,9 +23,8 @@ def _product(kernel, a, b, name):
     return kernel(a, b)
 
 
-# MatMul with its operands' transposes as flags: MindSpore's MatMul makes a dense copy of a transposed view
-# first, slowly (x @ w.T with w (1536, 384): 8.3 ms against 4.7 ms with the flag; real torch 4.3 ms)
-_FLAGGED_MATMULS = {(a, b): ops.MatMul(transpose_a=a, transpose_b=b) for a in (False, True) for b in (False, True)}
+# Products of transposed views by matrix_products with transpose flags: MindSpore's MatMul makes a dense copy of
+# a transposed view first, slowly (x @ w.T with w (1536, 384): 8.3 ms against 4.7 ms with the flag)
 _FLAGGED_DTYPES = (mindspore.float32, mindspore.float64)
 
 
@@ -52,13 +52,13 @@ def _flagged_product(a, b):
         # the n-d result would be a view of the recorded 2-d product: an in-place write into it (Falcon's
         # `mlp_output += attention_output`) then silently loses every gradient through the product
         return None
-    kernel = _FLAGGED_MATMULS[(dense_a is not None, dense_b is not None)]
+    flags = (dense_a is not None, dense_b is not None)
     left = dense_a if dense_a is not None else a
     right = dense_b if dense_b is not None else b
     if len(a._shape) == 2:
-        return kernel(left, right)
+        return _products.product(left, right, *flags)
     rows = ops.reshape(left, (-1, a._shape[-1]))
-    return ops.reshape(kernel(rows, right), a._shape[:-1] + (b._shape[1],))
+    return ops.reshape(_products.product(rows, right, *flags), a._shape[:-1] + (b._shape[1],))
 
 
 # the matrix products' out= takes only the result's own dtype, as in torch

@@ -27,6 +27,8 @@ from .._ops.dense import dense_copy
 from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis
 from ..autograd.function import Function, first_order_only
+from ._lean_backward import _bmm, _bmm_a_transposed  # (matrix_products: no memory kept per call)
+from ._lean_backward import bmm_b_transposed as _bmm_b_transposed
 
 # Attention takes this path when its scores have at least this many elements (32 MB of float32): shorter inputs
 # (the MiniLM Trainer step's 16 x 12 x 128 x 128 is 3 M) keep the one-expression path, lean enough at their size.
@@ -36,9 +38,6 @@ BLOCKWISE_FROM_ELEMENTS = 1 << 23
 # small next to a long input's activations, and each BatchMatMul still has real work per launch.
 BLOCK_ELEMENTS = 1 << 21
 
-_bmm = ops.BatchMatMul()
-_bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
-_bmm_a_transposed = ops.BatchMatMul(transpose_a=True)
 _NEG_INF = float("-inf")
 
 

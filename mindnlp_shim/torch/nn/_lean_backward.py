@@ -20,22 +20,30 @@ from mindspore import ops
 from ..autograd.function import Function, first_order_only
 from .._ops import host_gelu as _host_gelu
 from .._ops import host_small as _host_small
+from .._ops import matrix_products as _products
 from .._ops.broadcast import expanded
 from .._ops.dense import dense_copy, kernel_operand, takes_kernel_alias
 from .._ops.softmax_kernel import softmax_kernel
 from .._ops.sums import sum_last_axis, sum_rows
-from .._function_outputs import plain_reshape
+from .._function_outputs import plain_reshape, plain_tensor
 from .._runtime import grad_enabled
 from ... import _mindspore as _ms
 
 _SQRT_HALF = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_bmm = ops.BatchMatMul()
-bmm_b_transposed = ops.BatchMatMul(transpose_b=True)
-_bmm_a_transposed = ops.BatchMatMul(transpose_a=True)
-_mm = ops.MatMul()
-_mm_b_transposed = ops.MatMul(transpose_b=True)
-_mm_a_transposed = ops.MatMul(transpose_a=True)
+# (products through matrix_products: MindSpore's MatMul family keeps memory for good on every call)
+_bmm = _mm = _products.product
+
+
+def bmm_b_transposed(a, b):
+    return _products.product(a, b, transpose_b=True)
+
+
+def _bmm_a_transposed(a, b):
+    return _products.product(a, b, transpose_a=True)
+
+
+_mm_b_transposed, _mm_a_transposed = bmm_b_transposed, _bmm_a_transposed
 
 
 def _records(*tensors):
@@ -59,7 +67,7 @@ def _linear_2d(x, weight, bias):
     out = _mm_b_transposed(kernel_operand(_rows(x)), kernel_operand(weight))
     if bias is None or _host_small.add_bias_into_product(out, bias):
         return out
-    return ops.bias_add(out, bias)
+    return ops.add(out, bias)  # (not BiasAdd: its format argument is a host value MindSpore keeps per call)
 
 
 def _out_shape(x, weight):
@@ -78,8 +86,8 @@ class _Linear(Function):
         ctx.save_for_backward(x, weight)
         ctx.has_bias = bias is not None
         out = _linear_2d(x, weight, bias)
-        # not a view of the 2-D product: in-place writes into the output must stay recordable
-        return out if x.ndim == 2 else plain_reshape(out, _out_shape(x, weight))
+        # not a view of the product: in-place writes into the output must stay recordable
+        return plain_tensor(out) if x.ndim == 2 else plain_reshape(out, _out_shape(x, weight))
 
     @staticmethod
     @first_order_only  # written with unrecorded kernels (dense copies, row sums as products)
