@@ -539,6 +539,14 @@ def addmm(input, mat1, mat2):
     return result(out)
 
 
+def isin(elements, test_elements):
+    """torch.isin of small integer tensors (generate's stopping check, every token): NumPy's membership test is
+    exact, and the kernels' path keeps MindSpore memory per call (docs/long-runs.md)."""
+    if not takes((elements, test_elements), EXACT_INTEGERS) or elements._dtype is not test_elements._dtype:
+        return None
+    return result(np.isin(array(elements), array(test_elements)))
+
+
 def _broadcasts(shape, to):
     return len(shape) <= len(to) and all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(to)))
 

@@ -4,6 +4,7 @@ import numpy as np
 from mindspore import mint, ops
 
 from . import host_scatter_add as _host_scatter_add
+from . import host_small
 from ._util import Tensor, any_outside, index_range, type_name, wrap_dim, write_out
 from .._runtime import DEVICE_TARGET
 
@@ -258,6 +259,9 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         from .creation import tensor
 
         elements = tensor(elements)
+    on_host = host_small.isin(elements, test_elements)
+    if on_host is not None:
+        return ops.logical_not(on_host) if invert else on_host
     if test_elements.numel() == 0:  # (MindSpore's any over an empty axis reads uninitialised memory)
         return ops.fill(mindspore.bool_, tuple(elements.shape), bool(invert))
     matches = ops.equal(ops.expand_dims(elements, -1), test_elements.reshape(-1))
