@@ -11,6 +11,9 @@ import time
 
 import numpy as np
 
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SENTIMENT_DIR = os.path.join(REPO_ROOT, "examples", "data", "sentiment")  # the bundled data set
+
 BATCH = 16
 SEQ_LEN = 128
 NUM_LABELS = 2

@@ -11,11 +11,8 @@ import sys
 import tempfile
 import time
 
-from _common import status_mb  # (this script's folder is first on sys.path)
+from _common import REPO_ROOT, SENTIMENT_DIR as DATA_DIR, status_mb  # (this script's folder is first on sys.path)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(HERE)
-DATA_DIR = os.path.join(REPO_ROOT, "examples", "data", "sentiment")
 
 
 def parse_arguments():

@@ -8,8 +8,6 @@ imports real torch and nothing else):
   `--eval-every` steps with `save_total_limit=1`; RSS after every `--window`-th optimizer step.
 - `generate`: a tiny GPT-2 (hidden 64, 2 layers, random weights from seed 0), `--calls` greedy `generate` calls
   of 16 new tokens after an 8-token prompt (the prompt changes each call); RSS after every `--window`-th call.
-- `ddp`: the `train` workload on each rank of a DistributedDataParallel job (started by the parent with
-  torchrun's launcher); each rank reports its own RSS.
 
 Prints one JSON line: the RSS samples (MB) with the step or call each was taken at, the peak (VmHWM), the wall
 time and a figure that shows the run did its work (the final training loss, or the last call's tokens).
@@ -22,18 +20,16 @@ import sys
 import tempfile
 import time
 
-from _common import status_mb  # (this script's folder is first on sys.path)
+from _common import REPO_ROOT, SENTIMENT_DIR as DATA_DIR, status_mb  # (this script's folder is first on sys.path)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(HERE)
-DATA_DIR = os.path.join(REPO_ROOT, "examples", "data", "sentiment")
 
 
 def parse_arguments():
     parser = argparse.ArgumentParser()
     parser.add_argument("--impl", choices=("ours", "torch"), required=True)
-    parser.add_argument("--workload", choices=("train", "generate", "ddp"), required=True)
-    parser.add_argument("--steps", type=int, default=1500, help="optimizer steps (train, ddp)")
+    parser.add_argument("--workload", choices=("train", "generate"), required=True)
+    parser.add_argument("--steps", type=int, default=1500, help="optimizer steps (train)")
     parser.add_argument("--eval-every", type=int, default=250,
                         help="steps between evaluation and checkpoint (0: neither)")
     parser.add_argument("--max-grad-norm", type=float, default=1.0, help="the Trainer's clipping (0: none)")
@@ -48,7 +44,7 @@ def import_torch(impl):
         import mindnlp  # noqa: F401  (before torch and transformers)
     import torch
 
-    if impl == "torch" and "LOCAL_RANK" not in os.environ:
+    if impl == "torch":
         torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))  # as the shim does for MindSpore
     return torch
 
@@ -88,8 +84,7 @@ def train(args, torch):
         trainer = Trainer(model=model, args=training_args, train_dataset=data["train"], eval_dataset=data["test"],
                           callbacks=[MemoryRecorder()])
         result = trainer.train()
-    return {"samples": samples, "train_loss": result.training_loss,
-            "rank": int(os.environ.get("RANK", "0")), "world_size": int(os.environ.get("WORLD_SIZE", "1"))}
+    return {"samples": samples, "train_loss": result.training_loss}
 
 
 def generate(args, torch):
