@@ -46,6 +46,8 @@ API_CENSUS = {
       'torch.nn.ReflectionPad1d', 'torch.nn.ReflectionPad2d', 'torch.nn.ReplicationPad1d',
       'torch.nn.ReplicationPad2d', 'torch.nn.CircularPad1d', 'torch.nn.CircularPad2d', 'torch.nn.Upsample',
       'torch.nn.UpsamplingBilinear2d', 'torch.nn.ConvTranspose2d', 'torch.nn.EmbeddingBag',
+      'torch.nn.functional.conv3d', 'torch.nn.functional.conv_transpose3d', 'torch.nn.Conv3d',
+      'torch.nn.ConvTranspose3d',
     ): ['test_matches_torch'],
     (
       'torch.nn.MaxPool1d', 'torch.nn.MaxPool2d', 'torch.nn.MaxPool3d', 'torch.nn.AvgPool1d', 'torch.nn.AvgPool2d',
@@ -295,6 +297,20 @@ CASES = {
     "conv_transpose1d_unbatched": (f("conv_transpose1d", stride=3), [randn(3, 5), randn(3, 4, 2)]),
     "ConvTranspose2d_output_size": (lambda T, x, w: _conv_transpose_module(T, x, w, (8, 10)),
                                     [randn(1, 2, 4, 5), randn(2, 3, 3, 3)]),
+    # 3-d convolutions (float32: MindSpore's CPU Conv3D has no float64 kernel)
+    "conv3d": (f("conv3d"), [randn(2, 4, 4, 5, 6), randn(6, 4, 3, 2, 3), randn(6)]),
+    "conv3d_strided_groups": (f("conv3d", stride=(1, 2, 3), padding=(0, 1, 2), groups=2),
+                              [randn(1, 4, 5, 6, 7), randn(6, 2, 2, 3, 3), randn(6)]),
+    "conv3d_same_dilated": (f("conv3d", padding="same", dilation=(1, 2, 1)),
+                            [randn(1, 2, 4, 5, 4), randn(3, 2, 2, 3, 2)]),
+    "conv3d_unbatched": (f("conv3d", padding=1), [randn(2, 3, 4, 3), randn(3, 2, 3, 3, 3)]),
+    "conv_transpose3d": (f("conv_transpose3d", stride=2, padding=1, output_padding=1),
+                         [randn(2, 4, 3, 4, 3), randn(4, 3, 2, 3, 2), randn(3)]),
+    "conv_transpose3d_groups_dilation": (f("conv_transpose3d", stride=(1, 2, 3), padding=(0, 1, 2), groups=2,
+                                           dilation=(2, 1, 1)), [randn(1, 4, 3, 4, 3), randn(4, 3, 2, 3, 2), randn(6)]),
+    "Conv3d_circular": (lambda T, x, w: _conv3d_module(T, x, w), [randn(1, 2, 4, 4, 5), randn(3, 2, 3, 3, 3)]),
+    "ConvTranspose3d_output_size": (lambda T, x, w: _conv_transpose3d_module(T, x, w, (8, 7, 6)),
+                                    [randn(1, 2, 4, 4, 3), randn(2, 3, 3, 3, 3)]),
     # bags of embeddings (index 2 is the padding index in the padded cases)
     "embedding_bag_mean_offsets": (lambda T, w: T.nn.functional.embedding_bag(
         T.tensor([1, 2, 4, 5, 4, 3, 2, 9]), w, T.tensor([0, 2, 2, 5])), [randn(10, 3)]),
@@ -394,6 +410,20 @@ def _conv_transpose_module(T, x, w, output_size):
     return module(x, output_size=output_size)
 
 
+def _conv3d_module(T, x, w):
+    module = T.nn.Conv3d(2, 3, 3, padding=1, padding_mode="circular", bias=False)
+    with T.no_grad():
+        module.weight.copy_(w)
+    return module(x)
+
+
+def _conv_transpose3d_module(T, x, w, output_size):
+    module = T.nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1, bias=False)
+    with T.no_grad():
+        module.weight.copy_(w)
+    return module(x, output_size=output_size)
+
+
 def _train_then_eval(T, norm, x):
     norm.train()
     first = norm(x)
@@ -407,7 +437,9 @@ def _train_then_eval(T, norm, x):
 # the CPU: compared in float32 here
 FLOAT32_ONLY = {"CELU", "margin_ranking", "conv_transpose2d", "conv_transpose2d_strided",
                 "conv_transpose2d_groups_dilation", "conv_transpose2d_crop", "conv_transpose1d",
-                "conv_transpose1d_unbatched", "ConvTranspose2d_output_size"}
+                "conv_transpose1d_unbatched", "ConvTranspose2d_output_size", "conv3d", "conv3d_strided_groups",
+                "conv3d_same_dilated", "conv3d_unbatched", "conv_transpose3d", "conv_transpose3d_groups_dilation",
+                "Conv3d_circular", "ConvTranspose3d_output_size"}
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -418,7 +450,7 @@ def test_matches_torch(name, dtype):
     fn, arrays = CASES[name]
     # sums of many float32 products (transposed convolutions, sampling through an affine grid) cancel in places:
     # an absolute tolerance of a few ulps of the summands there
-    summed = name.startswith(("conv_transpose", "ConvTranspose", "affine_then_sample"))
+    summed = name.startswith(("conv", "Conv", "affine_then_sample"))
     check(fn, arrays, dtype, atol_float32=2e-5 if summed else None)
 
 
@@ -519,6 +551,10 @@ def test_conv_transpose_module_layout_and_errors_match_torch():
         ours, theirs = mt.nn.ConvTranspose2d(*args, groups=2), rt.nn.ConvTranspose2d(*args, groups=2)
         assert tuple(ours.weight.shape) == tuple(theirs.weight.shape) and repr(ours) == repr(theirs)
     assert tuple(mt.nn.ConvTranspose1d(3, 2, 4).weight.shape) == (3, 2, 4)
+    for args in [(4, 6, 3), (4, 6, (2, 3, 1))]:
+        for kind in ("Conv3d", "ConvTranspose3d"):
+            ours, theirs = getattr(mt.nn, kind)(*args, groups=2), getattr(rt.nn, kind)(*args, groups=2)
+            assert tuple(ours.weight.shape) == tuple(theirs.weight.shape) and repr(ours) == repr(theirs)
     for T in (mt, rt):
         module = T.nn.ConvTranspose2d(2, 3, 3, stride=2)
         with pytest.raises(ValueError):

@@ -17,7 +17,7 @@ _rng = np.random.default_rng(17)
 DTYPES = ["float32", "float64"]
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-9, 1e-12)}
 SVD_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-11)}  # (as tests/test_linalg_parity.py)
-FLOAT32_ONLY = {"conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"}  # nn.functional's convolutions
+FLOAT32_ONLY = {"conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "conv3d", "conv_transpose3d"}  # nn.functional's convolutions
 # take no float64 on MindSpore's CPU kernels (they raise TypeError; tests/differential/known.py)
 
 
@@ -79,6 +79,9 @@ CASES = {
     "conv2d": [(lambda T, x, w, b: T.conv2d(x, w, b, 2), [randn(1, 2, 5, 5), randn(3, 2, 3, 3), randn(3)])],
     "conv_transpose1d": [(lambda T, x, w: T.conv_transpose1d(x, w, None, 2), [randn(1, 3, 4), randn(3, 2, 3)])],
     "conv_transpose2d": [(lambda T, x, w: T.conv_transpose2d(x, w), [randn(1, 2, 3, 3), randn(2, 3, 2, 2)])],
+    "conv3d": [(lambda T, x, w, b: T.conv3d(x, w, b, 2), [randn(1, 2, 5, 5, 4), randn(3, 2, 3, 3, 2), randn(3)])],
+    "conv_transpose3d": [(lambda T, x, w: T.conv_transpose3d(x, w, stride=2),
+                          [randn(1, 2, 3, 3, 2), randn(2, 3, 2, 2, 2)])],
     "avg_pool1d": [(lambda T, x: T.avg_pool1d(x, 2), [randn(2, 3, 6)])],
     "pixel_shuffle": [(lambda T, x: T.pixel_shuffle(x, 2), [randn(1, 8, 2, 3)])],
     "pixel_unshuffle": [(lambda T, x: T.pixel_unshuffle(x, 2), [randn(1, 2, 4, 6)])],
@@ -181,7 +184,7 @@ API_CENSUS = {
      "torch.atleast_3d", "torch.column_stack", "torch.dstack", "torch.vander", "torch.pinverse", "torch.divide",
      "torch.multiply", "torch.subtract", "torch.true_divide", "torch.row_stack", "torch.unsafe_chunk",
      "torch.unsafe_split", "torch.unsafe_split_with_sizes", "torch.matrix_exp", "torch.polygamma", "torch.conv1d",
-     "torch.conv2d", "torch.conv_transpose1d", "torch.conv_transpose2d", "torch.avg_pool1d", "torch.pixel_shuffle",
+     "torch.conv2d", "torch.conv_transpose1d", "torch.conv_transpose2d", "torch.conv3d", "torch.conv_transpose3d", "torch.avg_pool1d", "torch.pixel_shuffle",
      "torch.pixel_unshuffle", "torch.prelu", "torch.pdist", "torch.pairwise_distance", "torch.cosine_similarity", "torch.gradient", "torch.alias_copy",
      "torch.detach_copy", "torch.diagonal_copy", "torch.expand_copy", "torch.permute_copy", "torch.select_copy",
      "torch.slice_copy", "torch.split_copy", "torch.split_with_sizes_copy", "torch.squeeze_copy", "torch.t_copy",

@@ -31,6 +31,7 @@ ALIASES = {
     "conv1d": ("torch.nn.functional", "conv1d"), "conv2d": ("torch.nn.functional", "conv2d"),
     "conv_transpose1d": ("torch.nn.functional", "conv_transpose1d"),
     "conv_transpose2d": ("torch.nn.functional", "conv_transpose2d"),
+    "conv3d": ("torch.nn.functional", "conv3d"), "conv_transpose3d": ("torch.nn.functional", "conv_transpose3d"),
     "avg_pool1d": ("torch.nn.functional", "avg_pool1d"), "pixel_shuffle": ("torch.nn.functional", "pixel_shuffle"),
     "pixel_unshuffle": ("torch.nn.functional", "pixel_unshuffle"), "prelu": ("torch.nn.functional", "prelu"),
     "pdist": ("torch.nn.functional", "pdist"), "GradScaler": ("torch.amp", "GradScaler"),

@@ -175,8 +175,6 @@ KNOWN = [
           'torch raises RuntimeError: upper bound and lower bound inconsistent with step sign; the shim returns'),
     Known(['torch.arctan2'], 'python_scalar', ['no-raise'],
           "torch raises TypeError: arctan2(): argument 'other' (position 2) must be Tensor, not int; the shim returns"),
-    Known(['torch.broadcast_shapes'], 'always', ['exception-type'],
-          'torch raises RuntimeError: Attempting to broadcast a dimension of length 7 at -1! Mismatching argument at index 1 had (4, 0, 0, 7); but expecte'),
     Known(['torch.heaviside'], 'always', ['no-raise'],
           'torch raises RuntimeError: derivative for aten::heaviside is not implemented; the shim returns'),
     Known(['torch.hstack'], 'bool_input', ['exception-type'],

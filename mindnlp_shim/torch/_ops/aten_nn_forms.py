@@ -95,18 +95,19 @@ def native_dropout(input, p, train):
 
 # ---------------------------------------------------------------- layers and losses
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """torch's convolution entry point: 1-d or 2-d, direct or transposed, by the weight's rank."""
+    """torch's convolution entry point: 1-d, 2-d or 3-d, direct or transposed, by the weight's rank."""
     F = _F()
     spatial = weight.ndim - 2
-    if spatial not in (1, 2):
-        raise NotImplementedError(f"torch.convolution with {spatial} spatial dims is not supported by mindnlp-shim "
-                                  f"(1-d and 2-d)")
+    if spatial not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a weight of 3, 4 or 5 dimensions, got {weight.ndim}")
     if transposed:
-        call = F.conv_transpose1d if spatial == 1 else F.conv_transpose2d
+        call = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[spatial - 1]
         return call(input, weight, bias, tuple(stride), tuple(padding), tuple(output_padding), groups,
                     tuple(dilation))
-    call = F.conv1d if spatial == 1 else F.conv2d
+    call = (F.conv1d, F.conv2d, F.conv3d)[spatial - 1]
     return call(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
 def bilinear(input1, input2, weight, bias=None):
     return _F().bilinear(input1, input2, weight, bias)
 

@@ -277,9 +277,32 @@ def broadcast_tensors(*tensors):
 
 
 def broadcast_shapes(*shapes):
-    import numpy as np
+    """The torch.Size every shape broadcasts to; shapes are ints, tuples or lists of ints, read from the last
+    dimension on, in order (so torch's errors come from the same argument)."""
+    from collections.abc import Sequence
+    from .._size import Size
 
-    return tuple(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+    given = []
+    for shape in shapes:
+        if isinstance(shape, int):
+            shape = (shape,)
+        elif not isinstance(shape, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+        given.append(tuple(shape))
+    result = [1] * max((len(shape) for shape in given), default=0)
+    for index, shape in enumerate(given):
+        for dim in range(-1, -1 - len(shape), -1):
+            size = shape[dim]
+            if size == 1 or size == result[dim]:
+                continue
+            if result[dim] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at {dim}! Mismatching "
+                                   f"argument at index {index} had {shape}; but expected shape should be "
+                                   f"broadcastable to {result}")
+            if size < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
+            result[dim] = size
+    return Size(result)
 
 
 def repeat(input, *sizes):

@@ -1227,6 +1227,48 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out
 
 
+def _triple(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * 3
+
+
+def _conv3d_padding(padding, kernel, stride, dilation):
+    """torch's `padding` as (before, after) per spatial dimension, depth first: ints on both sides, 'valid'
+    none, 'same' the total dilation * (k - 1) split with the odd one after (torch's split)."""
+    if padding == "valid":
+        return ((0, 0),) * 3
+    if padding == "same":
+        if any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    if isinstance(padding, str):
+        raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+    return tuple((p, p) for p in _triple(padding))
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """(N, C_in, D, H, W) or unbatched (C_in, D, H, W) by (C_out, C_in/groups, kD, kH, kW)."""
+    _check_convolution_dtype(input, weight, "conv3d")
+    if input.ndim not in (4, 5) or weight.ndim != 5:
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                           f"{list(input.shape)}")
+    batched = input.ndim == 5
+    x = input if batched else ops.expand_dims(input, 0)
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {x.shape[1]} "
+                           "channels instead")
+    stride, dilation = _triple(stride), _triple(dilation)
+    borders = _conv3d_padding(padding, weight.shape[2:], stride, dilation)
+    if any(before != after for before, after in borders):  # (ops.conv3d pads both sides alike)
+        x = ops.pad(x, tuple(v for pair in reversed(borders) for v in pair))
+        borders = ((0, 0),) * 3
+    out = ops.conv3d(x, weight, None, stride, "pad", tuple(before for before, _ in borders), dilation, groups)
+    if bias is not None:
+        out = ops.add(out, bias.reshape(1, -1, 1, 1, 1))
+    return out if batched else ops.squeeze(out, 0)
+
+
 
 
 
@@ -1266,7 +1308,7 @@ from ._grid_sampling import (  # noqa: E402,F401
 from ._upsample_functions import upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
 from ._multi_head_attention import multi_head_attention_forward  # noqa: E402,F401
 from ._embedding_bag import embedding_bag  # noqa: E402,F401
-from ._transposed_conv import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
+from ._transposed_conv import conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: E402,F401
 
 
 from .. import _backend as _backend_table  # noqa: E402

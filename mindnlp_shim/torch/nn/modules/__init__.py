@@ -11,7 +11,7 @@ from .activation import (Tanh, Sigmoid, SiLU, Mish, ReLU, ReLU6, SELU, Hardsigmo
 from .multihead_attention import MultiheadAttention
 from .loss import (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, BCEWithLogitsLoss, BCELoss,
                    KLDivLoss, CosineSimilarity)
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d
 from .flatten import Flatten, Unflatten
 from .adaptive_pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d
 from .ctc import CTCLoss
@@ -31,7 +31,7 @@ from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .local_response_norm import LocalResponseNorm
-from .conv_transpose import ConvTranspose1d, ConvTranspose2d
+from .conv_transpose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
                           TransformerDecoderLayer)

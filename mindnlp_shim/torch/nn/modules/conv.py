@@ -1,4 +1,4 @@
-"""Conv1d/Conv2d: (N, C_in, *) -> (N, C_out, *), weights (C_out, C_in/groups, *kernel)."""
+"""Conv1d/Conv2d/Conv3d: (N, C_in, *) -> (N, C_out, *), weights (C_out, C_in/groups, *kernel)."""
 import math
 
 from .. import functional as F, init
@@ -104,3 +104,10 @@ class Conv2d(_ConvNd):
 
     def forward(self, input):
         return self._convolve(F.conv2d, input)
+
+
+class Conv3d(_ConvNd):
+    _dims = 3
+
+    def forward(self, input):
+        return self._convolve(F.conv3d, input)

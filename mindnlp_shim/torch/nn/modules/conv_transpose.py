@@ -1,4 +1,4 @@
-"""ConvTranspose1d/2d: (N, C_in, *) -> (N, C_out, *), weights (C_in, C_out/groups, *kernel); the adjoint of the
+"""ConvTranspose1d/2d/3d: (N, C_in, *) -> (N, C_out, *), weights (C_in, C_out/groups, *kernel); the adjoint of the
 convolution with the same arguments. `forward(input, output_size)` picks the output_padding that gives that
 size, as torch."""
 from .. import functional as F
@@ -59,4 +59,12 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3
+
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)

@@ -12,7 +12,7 @@ def _unsupported(name):
     return type(name, (Module,), {"__init__": __init__, "__doc__": f"torch.nn.{name} (not supported yet)."})
 
 
-_NAMES = ["Conv3d", "ConvTranspose3d", "SyncBatchNorm"]
+_NAMES = ["SyncBatchNorm"]
 __all__ = list(_NAMES)
 for _name in _NAMES:
     globals()[_name] = _unsupported(_name)
