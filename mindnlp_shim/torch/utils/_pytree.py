@@ -1,111 +1,464 @@
-"""torch.utils._pytree: flatten/unflatten nested containers. Registered node types (transformers registers
-each ModelOutput class) are honoured by tree_flatten/tree_unflatten/tree_map."""
+"""torch.utils._pytree: flatten nested containers into leaves and a TreeSpec, and build them back.
+
+A node is a value whose exact type is registered (subclasses are leaves, as in torch): tuple, list, dict,
+OrderedDict, defaultdict, deque, every namedtuple class and torch.return_types' structseqs, plus what
+`register_pytree_node` adds (transformers registers its ModelOutput classes and caches). Everything else, None
+included, is a leaf. A node's flatten function gives (children, context); its unflatten function takes
+(children, context) back to the node."""
 import collections
+import dataclasses
+from collections import OrderedDict, defaultdict, deque
 
-_REGISTRY = {}
+
+@dataclasses.dataclass(frozen=True)
+class NodeDef:
+    type: type
+    flatten_fn: object
+    unflatten_fn: object
+    flatten_with_keys_fn: object = None
 
 
+SUPPORTED_NODES = {}
+STANDARD_DICT_TYPES = frozenset({dict, OrderedDict, defaultdict})
+
+
+def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
+                         from_dumpable_context=None, flatten_with_keys_fn=None):
+    """Make `cls` a node: `flatten_fn(node) -> (children, context)`, `unflatten_fn(children, context) -> node`."""
+    if cls in SUPPORTED_NODES:
+        raise ValueError(f"{cls} is already registered as pytree node.")
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
+
+
+def _register_pytree_node(cls, flatten_fn, unflatten_fn, to_str_fn=None, maybe_from_str_fn=None, *,
+                          serialized_type_name=None, to_dumpable_context=None, from_dumpable_context=None,
+                          flatten_with_keys_fn=None):
+    """The older spelling (transformers and diffusers still call it on old torch versions)."""
+    register_pytree_node(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn=flatten_with_keys_fn)
+
+
+def _deregister_pytree_node(cls):
+    SUPPORTED_NODES.pop(cls, None)
+
+
+# ---------------------------------------------------------------- key paths
+@dataclasses.dataclass(frozen=True)
+class SequenceKey:
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+    def get(self, sequence):
+        return sequence[self.idx]
+
+
+@dataclasses.dataclass(frozen=True)
+class MappingKey:
+    key: object
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+    def get(self, mapping):
+        return mapping[self.key]
+
+
+@dataclasses.dataclass(frozen=True)
+class GetAttrKey:
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+    def get(self, obj):
+        return getattr(obj, self.name)
+
+
+def keystr(kp):
+    return "".join(str(k) for k in kp)
+
+
+def key_get(obj, kp):
+    for k in kp:
+        obj = k.get(obj)
+    return obj
+
+
+# ---------------------------------------------------------------- the built-in nodes
+def _tuple_flatten(d):
+    return list(d), None
+
+
+def _tuple_flatten_with_keys(d):
+    values, context = _tuple_flatten(d)
+    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
+
+
+def _tuple_unflatten(values, context):
+    return tuple(values)
+
+
+def _list_flatten(d):
+    return d, None
+
+
+def _list_flatten_with_keys(d):
+    values, context = _list_flatten(d)
+    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
+
+
+def _list_unflatten(values, context):
+    return list(values)
+
+
+def _dict_flatten(d):
+    return list(d.values()), list(d.keys())
+
+
+def _dict_flatten_with_keys(d):
+    values, context = _dict_flatten(d)
+    return [(MappingKey(k), v) for k, v in zip(context, values)], context
+
+
+def _dict_unflatten(values, context):
+    return dict(zip(context, values))
+
+
+def _ordereddict_flatten(d):
+    return list(d.values()), list(d.keys())
+
+
+def _ordereddict_flatten_with_keys(d):
+    values, context = _ordereddict_flatten(d)
+    return [(MappingKey(k), v) for k, v in zip(context, values)], context
+
+
+def _ordereddict_unflatten(values, context):
+    return OrderedDict((key, value) for key, value in zip(context, values))
+
+
+_odict_flatten, _odict_unflatten = _ordereddict_flatten, _ordereddict_unflatten
+
+
+def _defaultdict_flatten(d):
+    values, keys = _dict_flatten(d)
+    return values, [d.default_factory, keys]
+
+
+def _defaultdict_flatten_with_keys(d):
+    values, context = _defaultdict_flatten(d)
+    return [(MappingKey(k), v) for k, v in zip(context[1], values)], context
+
+
+def _defaultdict_unflatten(values, context):
+    default_factory, keys = context
+    return defaultdict(default_factory, dict(zip(keys, values)))
+
+
+def _deque_flatten(d):
+    return list(d), d.maxlen
+
+
+def _deque_flatten_with_keys(d):
+    values, context = _deque_flatten(d)
+    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
+
+
+def _deque_unflatten(values, context):
+    return deque(values, maxlen=context)
+
+
+def _namedtuple_flatten(d):
+    return list(d), type(d)
+
+
+def _namedtuple_flatten_with_keys(d):
+    values, context = _namedtuple_flatten(d)
+    return [(GetAttrKey(field), v) for field, v in zip(context._fields, values)], context
+
+
+def _namedtuple_unflatten(values, context):
+    return context(*values)
+
+
+def _structseq_unflatten(values, context):
+    return context(values)
+
+
+for _cls, _flatten, _unflatten, _with_keys in [
+        (tuple, _tuple_flatten, _tuple_unflatten, _tuple_flatten_with_keys),
+        (list, _list_flatten, _list_unflatten, _list_flatten_with_keys),
+        (dict, _dict_flatten, _dict_unflatten, _dict_flatten_with_keys),
+        (OrderedDict, _ordereddict_flatten, _ordereddict_unflatten, _ordereddict_flatten_with_keys),
+        (defaultdict, _defaultdict_flatten, _defaultdict_unflatten, _defaultdict_flatten_with_keys),
+        (deque, _deque_flatten, _deque_unflatten, _deque_flatten_with_keys)]:
+    register_pytree_node(_cls, _flatten, _unflatten, flatten_with_keys_fn=_with_keys)
+del _cls, _flatten, _unflatten, _with_keys
+
+
+def is_namedtuple_class(cls):
+    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
+def is_namedtuple(obj):
+    return is_namedtuple_class(obj if isinstance(obj, type) else type(obj))
+
+
+def is_namedtuple_instance(obj):
+    return is_namedtuple_class(type(obj))
+
+
+def is_structseq_class(cls):
+    """torch.return_types' result classes (a tuple subclass with n_fields, like os.stat_result)."""
+    return (isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "n_fields", None), int)
+            and isinstance(getattr(cls, "n_sequence_fields", None), int))
+
+
+def is_structseq_instance(obj):
+    return is_structseq_class(type(obj))
+
+
+def _get_node_type(tree):
+    cls = type(tree)
+    if cls not in SUPPORTED_NODES:
+        if is_namedtuple_class(cls):
+            return collections.namedtuple
+        if is_structseq_class(cls):
+            return "structseq"
+    return cls
+
+
+def _node_def(node_type):
+    if node_type is collections.namedtuple:
+        return NodeDef(node_type, _namedtuple_flatten, _namedtuple_unflatten, _namedtuple_flatten_with_keys)
+    if node_type == "structseq":
+        return NodeDef(node_type, _namedtuple_flatten, _structseq_unflatten, _tuple_flatten_with_keys)
+    return SUPPORTED_NODES.get(node_type)
+
+
+def _is_leaf(tree, is_leaf=None):
+    return (is_leaf is not None and is_leaf(tree)) or _node_def(_get_node_type(tree)) is None
+
+
+tree_is_leaf = _is_leaf
+
+
+# ---------------------------------------------------------------- tree specs
 class TreeSpec:
-    def __init__(self, type_, context, children):
-        self.type, self.context, self.children_specs = type_, context, children
+    """The structure of a pytree: its node type, the context its flatten function gave, and a spec per child."""
 
-    @property
-    def num_leaves(self):
-        return sum(c.num_leaves for c in self.children_specs) if self.type is not None else 1
+    def __init__(self, type, context, children_specs):
+        self.type, self.context, self.children_specs = type, context, list(children_specs)
+        self.num_nodes = 1 + sum(spec.num_nodes for spec in self.children_specs)
+        self.num_leaves = sum(spec.num_leaves for spec in self.children_specs)
+        self.num_children = len(self.children_specs)
 
-    def __repr__(self):
-        return f"TreeSpec({getattr(self.type, '__name__', None)}, {self.context}, {self.children_specs})"
+    def is_leaf(self):
+        return self.num_nodes == 1 and self.num_leaves == 1
+
+    def child(self, index):
+        return self.children_specs[index]
+
+    def __eq__(self, other):
+        if not isinstance(other, TreeSpec):
+            return NotImplemented
+        return (self.is_leaf() == other.is_leaf() and self.type == other.type and self.context == other.context
+                and self.children_specs == other.children_specs)
+
+    def __hash__(self):
+        return hash((self.type, self.num_nodes, self.num_leaves))
+
+    def __repr__(self, indent=0):
+        name = "namedtuple" if self.type is collections.namedtuple else getattr(self.type, "__name__", self.type)
+        children = ",\n".join(" " * (indent + 2) + spec.__repr__(indent + 2) for spec in self.children_specs)
+        return f"TreeSpec({name}, {self.context}, [{children.lstrip() if children else ''}])"
+
+    def _node_type_of(self):
+        return self.type
+
+    def flatten_up_to(self, tree):
+        """The subtrees of `tree` at this spec's leaves (`tree` has this spec's structure down to them)."""
+        if self.is_leaf():
+            return [tree]
+        node_type = _get_node_type(tree)
+        if self.type in STANDARD_DICT_TYPES and node_type in STANDARD_DICT_TYPES:
+            children = self._dict_children_up_to(tree)
+        else:
+            if node_type != self.type:
+                raise ValueError(f"Type mismatch; expected {self.type!r}, but got {node_type!r}.")
+            children, context = _node_def(node_type).flatten_fn(tree)
+            children = list(children)
+            if len(children) != self.num_children:
+                raise ValueError(f"Node arity mismatch; expected {self.num_children}, but got {len(children)}.")
+            if context != self.context:
+                raise ValueError(f"Node context mismatch for custom node type {self.type!r}.")
+        subtrees = []
+        for child, spec in zip(children, self.children_specs):
+            subtrees.extend(spec.flatten_up_to(child))
+        return subtrees
+
+    def _dict_children_up_to(self, tree):
+        """The standard dicts stand for one another here: the same keys, taken in this spec's order."""
+        keys = self.context[1] if self.type is defaultdict else self.context
+        if set(tree) != set(keys):
+            missing, extra = set(keys) - set(tree), set(tree) - set(keys)
+            raise ValueError(f"Node keys mismatch; missing key(s): {missing}; extra key(s): {extra}.")
+        return [tree[key] for key in keys]
+
+    def unflatten(self, leaves):
+        leaves = list(leaves)
+        if len(leaves) != self.num_leaves:
+            raise ValueError(f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec refers "
+                             f"to a pytree that holds {self.num_leaves} items ({self}).")
+        position = 0
+
+        def build(spec):
+            nonlocal position
+            if spec.is_leaf():
+                position += 1
+                return leaves[position - 1]
+            return _node_def(spec.type).unflatten_fn([build(child) for child in spec.children_specs],
+                                                     spec.context)
+
+        return build(self)
 
 
 class LeafSpec(TreeSpec):
     def __init__(self):
         super().__init__(None, None, [])
+        self.num_nodes = self.num_leaves = 1
+
+    def __repr__(self, indent=0):
+        return "*"
 
 
-def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=None, to_dumpable_context=None,
-                         from_dumpable_context=None, flatten_with_keys_fn=None):
-    _REGISTRY[cls] = (flatten_fn, unflatten_fn)
+def treespec_leaf():
+    return LeafSpec()
 
 
-_register_pytree_node = register_pytree_node
-
-
-def _flatten_node(node):
-    if type(node) in _REGISTRY:
-        return _REGISTRY[type(node)][0](node)
-    if isinstance(node, (list, tuple)) and not hasattr(node, "_fields"):
-        return list(node), None
-    if isinstance(node, tuple) and hasattr(node, "_fields"):
-        return list(node), None
-    if isinstance(node, dict):
-        keys = list(node.keys())
-        return [node[k] for k in keys], keys
-    return None
-
-
-def _unflatten_node(type_, context, children):
-    if type_ in _REGISTRY:
-        return _REGISTRY[type_][1](children, context)
-    if type_ in (list, tuple):
-        return type_(children)
-    if issubclass(type_, tuple):  # namedtuple
-        return type_(*children)
-    if issubclass(type_, dict):
-        out = type_() if type_ is not collections.defaultdict else collections.defaultdict()
-        for k, v in zip(context, children):
-            out[k] = v
-        return out
-    raise TypeError(f"cannot unflatten a node of type {type_}")
-
-
+# ---------------------------------------------------------------- flatten, map and query
 def tree_flatten(tree, is_leaf=None):
-    if is_leaf is not None and is_leaf(tree):
-        return [tree], LeafSpec()
-    flat = _flatten_node(tree)
-    if flat is None:
-        return [tree], LeafSpec()
-    children, context = flat
-    leaves, specs = [], []
-    for child in children:
-        l, s = tree_flatten(child, is_leaf)
-        leaves.extend(l)
-        specs.append(s)
-    return leaves, TreeSpec(type(tree), context, specs)
+    leaves = []
+
+    def walk(node):
+        if _is_leaf(node, is_leaf):
+            leaves.append(node)
+            return LeafSpec()
+        node_type = _get_node_type(node)
+        children, context = _node_def(node_type).flatten_fn(node)
+        return TreeSpec(node_type, context, [walk(child) for child in children])
+
+    spec = walk(tree)
+    return leaves, spec
 
 
 def tree_unflatten(leaves, treespec):
-    it = iter(leaves)
+    if not isinstance(treespec, TreeSpec):
+        raise TypeError(f"tree_unflatten(leaves, treespec): Expected `treespec` to be instance of TreeSpec but got "
+                        f"item of type {type(treespec)}.")
+    return treespec.unflatten(leaves)
 
-    def build(spec):
-        if spec.type is None:
-            return next(it)
-        return _unflatten_node(spec.type, spec.context, [build(c) for c in spec.children_specs])
 
-    return build(treespec)
+def tree_iter(tree, is_leaf=None):
+    return iter(tree_flatten(tree, is_leaf)[0])
 
 
 def tree_leaves(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_map(fn, tree, *rests, is_leaf=None):
+def tree_structure(tree, is_leaf=None):
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_map(func, tree, *rests, is_leaf=None):
     leaves, spec = tree_flatten(tree, is_leaf)
-    others = [tree_flatten(r, is_leaf)[0] for r in rests]
-    return tree_unflatten([fn(x, *xs) for x, *xs in zip(leaves, *others)], spec)
+    columns = [leaves] + [spec.flatten_up_to(rest) for rest in rests]
+    return spec.unflatten(map(func, *columns))
 
 
-def tree_map_only(type_or_types, fn, tree, is_leaf=None):
-    return tree_map(lambda x: fn(x) if isinstance(x, type_or_types) else x, tree, is_leaf=is_leaf)
+def tree_map_(func, tree, *rests, is_leaf=None):
+    leaves, spec = tree_flatten(tree, is_leaf)
+    columns = [leaves] + [spec.flatten_up_to(rest) for rest in rests]
+    collections.deque(map(func, *columns), maxlen=0)
+    return tree
 
 
-def _dict_flatten_with_keys(d):
-    keys = list(d.keys())
-    return [(MappingKey(k), d[k]) for k in keys], keys
+def _type_filter(type_or_types_or_pred):
+    if isinstance(type_or_types_or_pred, type) or (
+            isinstance(type_or_types_or_pred, tuple) and all(isinstance(t, type) for t in type_or_types_or_pred)):
+        return lambda x: isinstance(x, type_or_types_or_pred)
+    if callable(type_or_types_or_pred):
+        return type_or_types_or_pred
+    raise TypeError("Argument must be a type, a tuple of types, or a callable.")
 
 
-class MappingKey:
-    def __init__(self, key):
-        self.key = key
+def map_only(type_or_types_or_pred):
+    accept = _type_filter(type_or_types_or_pred)
 
-    def __repr__(self):
-        return f"[{self.key!r}]"
+    def wrapper(func):
+        def wrapped(x):
+            return func(x) if accept(x) else x
+
+        return wrapped
+
+    return wrapper
+
+
+def tree_map_only(type_or_types_or_pred, func, tree, is_leaf=None):
+    return tree_map(map_only(type_or_types_or_pred)(func), tree, is_leaf=is_leaf)
+
+
+def tree_map_only_(type_or_types_or_pred, func, tree, is_leaf=None):
+    return tree_map_(map_only(type_or_types_or_pred)(func), tree, is_leaf=is_leaf)
+
+
+def tree_all(pred, tree, is_leaf=None):
+    return all(map(pred, tree_iter(tree, is_leaf)))
+
+
+def tree_any(pred, tree, is_leaf=None):
+    return any(map(pred, tree_iter(tree, is_leaf)))
+
+
+def tree_all_only(type_or_types, pred, tree, is_leaf=None):
+    accept = _type_filter(type_or_types)
+    return all(pred(x) for x in tree_iter(tree, is_leaf) if accept(x))
+
+
+def tree_any_only(type_or_types, pred, tree, is_leaf=None):
+    accept = _type_filter(type_or_types)
+    return any(pred(x) for x in tree_iter(tree, is_leaf) if accept(x))
+
+
+def _children_with_keys(node_type, node):
+    node_def = _node_def(node_type)
+    if node_def.flatten_with_keys_fn is None:
+        raise ValueError(f"Did not find a flatten_with_keys_fn for type: {node_type}. Please pass a "
+                         "flatten_with_keys_fn argument to register_pytree_node.")
+    return node_def.flatten_with_keys_fn(node)
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    pairs = []
+
+    def walk(node, path):
+        if _is_leaf(node, is_leaf):
+            pairs.append((path, node))
+            return
+        for key, child in _children_with_keys(_get_node_type(node), node)[0]:
+            walk(child, path + (key,))
+
+    walk(tree, ())
+    return pairs, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(func, tree, *rests, is_leaf=None):
+    pairs, spec = tree_flatten_with_path(tree, is_leaf)
+    columns = [spec.flatten_up_to(rest) for rest in rests]
+    return spec.unflatten(func(path, leaf, *others) for (path, leaf), *others in zip(pairs, *columns))
