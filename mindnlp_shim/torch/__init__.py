@@ -100,6 +100,9 @@ def load(f, *args, **kwargs):
 from . import _tensor_extras  # noqa: E402  (Tensor methods bound to the torch functions defined above)
 
 _tensor_extras.install()
+from . import _tensor_constructor  # noqa: E402
+
+_tensor_constructor.install()
 _function_forms.install(globals())  # in-place function forms, other names of ops, constants
 from ._ops.index_reduce import index_reduce  # noqa: E402,F401
 from ._ops.mode import mode  # noqa: E402,F401

@@ -31,26 +31,35 @@ class tensortype(type):
         return f"<class 'torch.{cls.__name__}'>"
 
 
-def _construct(cls, *args, device=None):
+def construct(dtype, args, device=None, alias_any_dtype=False):
+    """torch's legacy constructor of `dtype`: no argument an empty tensor, ints or a Size an uninitialised one of
+    that size, a tensor an alias of it (of another dtype only where `alias_any_dtype`: `torch.Tensor(t)`), a
+    sequence or array its data converted to `dtype`."""
     from ._ops.creation import empty, tensor
     from ._device import check_reachable
 
     if device is not None:
         check_reachable(device)
     if not args:
-        return empty(0, dtype=cls.dtype)
+        return empty(0, dtype=dtype)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        return empty(*args, dtype=cls.dtype)  # FloatTensor(2, 3): uninitialized, of that size
+        return empty(*args, dtype=dtype)  # FloatTensor(2, 3): uninitialized, of that size
     if len(args) == 1 and isinstance(args[0], Size):
-        return empty(*args[0], dtype=cls.dtype)
+        return empty(*args[0], dtype=dtype)
     if len(args) == 1 and isinstance(args[0], mindspore.Tensor):
-        if args[0].dtype != cls.dtype:
-            raise TypeError(f"expected {TYPE_NAMES.get(cls.dtype)} (got {TYPE_NAMES.get(args[0].dtype)})")
-        return args[0]  # (torch returns an alias of the same storage)
+        if args[0].dtype != dtype and not alias_any_dtype:
+            raise TypeError(f"expected {TYPE_NAMES.get(dtype)} (got {TYPE_NAMES.get(args[0].dtype)})")
+        return args[0].view(tuple(args[0].shape))  # another tensor object over the same storage, as torch's
     if len(args) == 1:
-        return tensor(args[0], dtype=cls.dtype)
+        if isinstance(args[0], (int, float, complex, bool)):
+            raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+        return tensor(args[0], dtype=dtype)
     raise TypeError(f"new() received an invalid combination of arguments - got "
                     f"({', '.join(type(a).__name__ for a in args)})")
+
+
+def _construct(cls, *args, device=None):
+    return construct(cls.dtype, args, device)
 
 
 def _legacy_class(dtype):
