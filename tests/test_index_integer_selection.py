@@ -1,6 +1,7 @@
 """An integer index beside a list or tensor index: torch selects the integer first and indexes what is left, where
 NumPy's rules (MindSpore's indexing, NumPy host writes) count the integer as one more advanced index and place the
-result's dimensions elsewhere (x[0, :, [1, 2]] of a (3, 4, 5) tensor: torch (4, 2), NumPy (2, 4)). Reads, their
+result's dimensions elsewhere (x[0, :, [1, 2]] of a (3, 4, 5) tensor: torch (4, 2), NumPy (2, 4)); an empty list
+is an empty int64 index (MindSpore refuses it). Reads, their
 gradients and writes are compared with real torch."""
 import numpy as np
 import pytest
@@ -23,10 +24,14 @@ def _index(T, case):
         "numpy_integer": (np.int64(2), Ellipsis, [4, 0]),
         "two_ints": (0, [1, 2], 1),
         "int_and_mask": (1, T.tensor([True, False, True, True])),
+        "empty_list": ([],),
+        "slice_then_empty_list": (slice(None), []),
+        "int_and_empty_list": (0, slice(None), []),
     }[case]
 
 
-CASES = ["int_first", "int_between", "int_after", "zero_d_tensor", "numpy_integer", "two_ints", "int_and_mask"]
+CASES = ["int_first", "int_between", "int_after", "zero_d_tensor", "numpy_integer", "two_ints", "int_and_mask",
+         "empty_list", "slice_then_empty_list", "int_and_empty_list"]
 
 
 def _base(T, shape):

@@ -619,6 +619,8 @@ def _normalize_index_item(item):
         return Tensor(np.ascontiguousarray(item))
     if isinstance(item, list) and item and all(type(v) is bool for v in item):
         return Tensor(np.array(item, dtype=np.bool_))
+    if isinstance(item, list) and not item:  # (torch: an empty index tensor of int64; MindSpore refuses `[]`)
+        return Tensor(np.zeros((0,), dtype=np.int64))
     if type(item) is slice:
         start, stop, step = (None if v is None else v if type(v) is int else int(v.__index__())
                              for v in (item.start, item.stop, item.step))
