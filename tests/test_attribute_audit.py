@@ -398,8 +398,9 @@ def test_every_implemented_name_has_a_parity_case():
         text = f.read()
     start = text.index("CASES = [")
     sources = text[start:text.index("\n]\n", start)]  # the source of the case table
-    with open(__file__.replace("test_attribute_audit.py", "test_tensor_more_parity.py")) as f:
-        sources += f.read()  # (the QR family, lu_solve and lstsq: compared there)
+    for other in ("test_tensor_more_parity.py", "test_typed_storage.py"):  # (the QR family, lu_solve, lstsq;
+        with open(__file__.replace("test_attribute_audit.py", other)) as f:  # storage(): compared there)
+            sources += f.read()
     missing = [n for n in list(audit.IMPLEMENTED) + list(audit.INPLACE) + list(audit.PROPERTIES)
                if f".{n}(" not in sources and f"T.{n}(" not in sources and f".{n}," not in sources
                and f".{n})" not in sources and f'"{n}"' not in sources

@@ -184,7 +184,8 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
 
 from ._legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor,  # noqa: E402
                             IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor)
-Storage = TypedStorage = _tensor.UntypedStorage
+Storage = _tensor.UntypedStorage
+from ._typed_storage import TypedStorage  # noqa: E402
 
 
 def get_default_device():

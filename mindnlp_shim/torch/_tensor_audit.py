@@ -15,7 +15,7 @@ of these tables.
 """
 import mindspore
 
-from . import _removed_api
+from . import _removed_api, _typed_storage
 from ._ops import linalg, matrix, placement, pointwise as pw, special_math as sm, statistics as st
 from ._ops import householder_factors, layout_factories, linalg_decompositions, linalg_lu, strided_views
 
@@ -54,6 +54,8 @@ IMPLEMENTED = {
     "ravel": placement.ravel, "fliplr": placement.fliplr, "flipud": placement.flipud, "hsplit": placement.hsplit,
     "vsplit": placement.vsplit, "dsplit": placement.dsplit, "rot90": placement.rot90, "unfold": placement._unfold,
     "sum_to_size": placement._sum_to_size,
+    # storage
+    "storage": _typed_storage.storage,
 }
 
 _ms_is_contiguous = Tensor.is_contiguous  # (the shim's internals call it; the override delegates to it)
@@ -100,7 +102,6 @@ KEPT = {
 }
 
 REFUSED = {
-    "storage": "typed storages do not exist on MindSpore; use untyped_storage()",
     "index": "first-class dimensions (functorch.dim) are not provided",
 }
 
