@@ -3,7 +3,7 @@
 The cluster is MindSpore's dynamic cluster: a scheduler process and one worker process per rank, started by
 `python -m mindnlp.run` / `torchrun` (see `run.py`) or by MindSpore's `msrun`. `init_process_group` joins it;
 the collectives are built on MindSpore's AllReduce, AllGather and Broadcast (see `_transport` for what each
-device target runs). What MindSpore cannot do (point-to-point, a torch Store, ReduceOp.PREMUL_SUM, the
+device target runs). What MindSpore cannot do (point-to-point, a store shared between processes, ReduceOp.PREMUL_SUM, the
 gather-based collectives on subgroups) raises NotImplementedError naming it.
 """
 from ._collectives import (ReduceOp, Work, all_gather, all_gather_into_tensor, all_reduce, all_to_all,  # noqa: F401
@@ -11,6 +11,7 @@ from ._collectives import (ReduceOp, Work, all_gather, all_gather_into_tensor, a
                            monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor, scatter, send)
 from ._object_collectives import (all_gather_object, broadcast_object_list, gather_object,  # noqa: F401
                                   scatter_object_list)
+from ._stores import DistError, DistStoreError, HashStore, Store  # noqa: F401
 from ._process_group import (Backend, GroupMember, ProcessGroup, destroy_process_group, get_backend,  # noqa: F401
                              get_global_rank, get_group_rank, get_process_group_ranks, get_rank, get_world_size,
                              group, init_process_group, is_available, is_initialized, is_torchelastic_launched,
