@@ -31,7 +31,13 @@ class _AliasLoader(importlib.abc.Loader):
         return self._module
 
     def exec_module(self, module):
-        pass
+        # the shim submodules this package already imported get their torch names now: importing one later
+        # under its torch name would set it as the package's attribute, over a function of the same name
+        # (torch.multiprocessing.spawn is a function and a module)
+        prefix = module.__name__ + "."
+        for name, submodule in list(sys.modules.items()):
+            if name.startswith(prefix):
+                sys.modules.setdefault(TORCH + name[len(SHIM):], submodule)
 
 
 class _TorchDistribution(importlib.metadata.Distribution):

@@ -11,3 +11,7 @@ def set_sharing_strategy(strategy):
 
 def get_sharing_strategy():
     return "file_system"
+
+
+from .spawn import (ProcessContext, ProcessExitedException, ProcessRaisedException, spawn,  # noqa: E402,F401
+                    start_processes)
