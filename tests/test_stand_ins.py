@@ -41,3 +41,12 @@ def test_unsupported_calls_raise_not_implemented_naming_the_api():
 
     with pytest.raises(NotImplementedError, match="torch.distributed.send"):
         torch.distributed.send(torch.ones(1), dst=0)
+
+
+def test_cpp_extension_builders_raise_not_implemented():
+    # peft's BOFT imports `load` and falls back to Python when it raises
+    from mindnlp_shim.torch.utils import cpp_extension
+
+    with pytest.raises(NotImplementedError, match="torch.utils.cpp_extension.load"):
+        cpp_extension.load(name="fbd_cuda", sources=["x.cpp"])
+    assert cpp_extension.CUDA_HOME is None and isinstance(cpp_extension.is_ninja_available(), bool)

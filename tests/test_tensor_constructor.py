@@ -101,6 +101,13 @@ def test_requires_grad_keyword_builds_a_parameter_and_other_keywords_raise():
     assert isinstance(rebuilt, mt.nn.Parameter) and not rebuilt.requires_grad
     with pytest.raises(TypeError, match="invalid keyword argument"):
         mt.Tensor([1.0], pin_memory=True)
+    # peft's empty-weight init: `param_cls(param.to(device), **param.__dict__)` with requires_grad added
+    weight[0]  # (a view: the parameter's __dict__ now holds more of the shim's marks)
+    marks = dict(weight.__dict__, requires_grad=True)
+    again = type(weight)(weight.detach(), **marks)
+    assert isinstance(again, mt.nn.Parameter) and again.requires_grad
+    with pytest.raises(TypeError, match="'scale'"):
+        type(weight)(weight.detach(), requires_grad=True, scale=2)
 
 
 def test_accelerate_set_module_tensor_to_device_under_the_shim():

@@ -10,7 +10,8 @@ call goes to MindSpore's constructor unchanged. Subclasses (nn.Parameter, mindsp
 
 One call torch itself refuses is accepted: `Tensor(data, requires_grad=...)` builds a parameter. A parameter's
 class is torch.Tensor here (nn/parameter.py), so the call libraries make to rebuild a parameter of the same
-class, `type(param)(data, requires_grad=...)` (accelerate's set_module_tensor_to_device), must give one.
+class, `type(param)(data, requires_grad=...)` (accelerate's set_module_tensor_to_device; peft passes the
+parameter's `__dict__` as keywords too, which holds the shim's own marks), must give one.
 """
 import sys
 import types
@@ -45,8 +46,12 @@ def _torch_legacy_constructor(args, kwargs):
     device = kwargs.pop("device", None)
     if "requires_grad" in kwargs:
         requires_grad = kwargs.pop("requires_grad")
-        if kwargs or len(args) != 1 or not isinstance(args[0], mindspore.Tensor):
-            raise TypeError("torch.Tensor(data, requires_grad=...) (a parameter class's call) takes one tensor")
+        # (the shim's own marks, which a parameter's __dict__ holds and peft passes back: `**param.__dict__`;
+        # the new parameter gets its own)
+        unknown = sorted(name for name in kwargs if not name.startswith("_"))
+        if unknown or len(args) != 1 or not isinstance(args[0], mindspore.Tensor):
+            raise TypeError("torch.Tensor(data, requires_grad=...) (a parameter class's call) takes one tensor"
+                            + (f", not the keyword {unknown[0]!r}" if unknown else ""))
         from .nn.parameter import Parameter
 
         return Parameter(args[0], requires_grad)
