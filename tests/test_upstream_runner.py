@@ -108,3 +108,50 @@ def test_every_model_has_a_suite_and_shared_testers_are_laid_out(tmp_path):
     for model in ("mistral", "bart"):
         assert "from tiny_testers import" in open(tests[model]).read()
     assert "class CausalLMTester" in (tmp_path / "tiny_testers.py").read_text()
+
+
+def test_ecosystem_runner_extracts_a_tests_package_with_the_sampler(tmp_path):
+    import io
+    import tarfile
+
+    import ecosystem
+
+    archive = tmp_path / "lib-1.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        data = b"def test_one():\n    assert True\n"
+        info = tarfile.TarInfo("lib-1.0/tests/test_a.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    root = ecosystem.extract(str(archive), str(tmp_path / "src"))
+    assert sorted(os.listdir(os.path.join(root, "tests"))) == ["__init__.py", "test_a.py"]
+    namespace = {}
+    exec(open(os.path.join(root, "ecosystem_sampler.py")).read(), namespace)
+
+    class Config:
+        class hook:
+            deselected = []
+
+            @staticmethod
+            def pytest_deselected(items):
+                Config.hook.deselected.extend(items)
+
+    items = list(range(10))
+    os.environ["ECOSYSTEM_EVERY"] = "4"
+    try:
+        namespace["pytest_collection_modifyitems"](Config, items)
+    finally:
+        del os.environ["ECOSYSTEM_EVERY"]
+    assert items == [3, 7] and len(Config.hook.deselected) == 8
+
+
+def test_ecosystem_outcomes_and_causes(tmp_path):
+    import ecosystem
+
+    path = tmp_path / "junit.xml"
+    path.write_text(JUNIT)
+    state, messages = ecosystem.outcomes(str(path))
+    assert state["test_bert.BertModelTest::test_a"] == "failed"
+    assert state["test_bert.BertModelTest::test_d"] == "skipped"
+    assert state["test_bert.BertModelTest::test_save_load"] == "passed"
+    assert ecosystem.cause(messages["test_bert.BertModelTest::test_a"]) == "AssertionError: Tensor-likes are not close!"
+    assert ecosystem.cause("shape (2, 3) vs 12") == "shape (N, N) vs N"

@@ -1,4 +1,4 @@
-"""Fetch the sdist of the installed transformers release (at run time, into a cache; it is never committed) and
+"""Fetch the sdist of the installed transformers release (or of another library: ecosystem.py) (at run time, into a cache; it is never committed) and
 extract the common test files transformers ships in it."""
 import os
 import subprocess
@@ -23,18 +23,18 @@ CACHE_DIR = os.environ.get("MINDNLP_SHIM_UPSTREAM_CACHE",
 COMMON_FILES = ("test_modeling_common.py", "test_configuration_common.py", "test_training_mixin.py")
 
 
-def sdist_path(version=TRANSFORMERS_VERSION, cache_dir=CACHE_DIR):
-    return os.path.join(cache_dir, f"transformers-{version}.tar.gz")
+def sdist_path(version=TRANSFORMERS_VERSION, cache_dir=CACHE_DIR, distribution="transformers"):
+    return os.path.join(cache_dir, f"{distribution}-{version}.tar.gz")
 
 
-def ensure_sdist(version=TRANSFORMERS_VERSION, cache_dir=CACHE_DIR):
-    """The cached sdist, downloaded with pip (source only, no dependencies) when missing."""
-    path = sdist_path(version, cache_dir)
+def ensure_sdist(version=TRANSFORMERS_VERSION, cache_dir=CACHE_DIR, distribution="transformers"):
+    """The cached sdist of `distribution`, downloaded with pip (source only, no dependencies) when missing."""
+    path = sdist_path(version, cache_dir, distribution)
     if os.path.exists(path):
         return path
     os.makedirs(cache_dir, exist_ok=True)
     subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                    f"transformers=={version}", "-d", cache_dir], check=True)
+                    f"{distribution}=={version}", "-d", cache_dir], check=True)
     if not os.path.exists(path):
         raise FileNotFoundError(f"pip did not leave {path}")
     return path
