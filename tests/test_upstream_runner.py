@@ -155,3 +155,13 @@ def test_ecosystem_outcomes_and_causes(tmp_path):
     assert state["test_bert.BertModelTest::test_save_load"] == "passed"
     assert ecosystem.cause(messages["test_bert.BertModelTest::test_a"]) == "AssertionError: Tensor-likes are not close!"
     assert ecosystem.cause("shape (2, 3) vs 12") == "shape (N, N) vs N"
+
+
+def test_every_ecosystem_deselection_has_a_reason():
+    import ecosystem
+
+    for library, tests in ecosystem.DESELECTED.items():
+        assert library in ecosystem.SUITES
+        for test_id, reason in tests.items():
+            assert test_id.startswith("tests/") and "::test_" in test_id
+            assert len(reason) > 20

@@ -33,6 +33,15 @@ SUITES = {
     "accelerate": {"files": ["tests"], "every": 1},
 }
 
+# tests left out on both sides, each with its reason (they would take the machine down, not fail)
+DESELECTED = {
+    "accelerate": {
+        "tests/test_big_modeling.py::BigModelingTester::test_init_empty_weights_very_large_model":
+            "builds a 100-billion-parameter model under init_empty_weights; the shim's meta tensors hold real "
+            "memory (docs/architecture.md, Meta device), so it would need 400 GB",
+    },
+}
+
 # a pytest plugin (written next to the tests) that keeps every N-th collected test
 _SAMPLER = '''
 import os
@@ -62,9 +71,11 @@ def extract(archive, dest):
     return root
 
 
-def run_side(root, files, every, junit, log, under_shim, timeout):
+def run_side(root, files, every, junit, log, under_shim, timeout, deselected=()):
     args = ["-q", "-p", "no:cacheprovider", "-p", "ecosystem_sampler", "-o", "addopts=", "--tb=short",
             "--continue-on-collection-errors", f"--junitxml={junit}", *files]
+    for test_id in deselected:
+        args += ["--deselect", test_id]
     cmd = [sys.executable, "-c", _UNDER_SHIM, *args] if under_shim else [sys.executable, "-m", "pytest", *args]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
     env.update(GLOG_v="3", HF_HUB_OFFLINE="1", ECOSYSTEM_EVERY=str(every), TOKENIZERS_PARALLELISM="false",
@@ -111,7 +122,7 @@ def main(argv=None):
             junit, log = os.path.join(work, f"junit-{side}.xml"), os.path.join(work, f"pytest-{side}.log")
             print(f"running {args.library} {version} under {'the shim' if under_shim else 'real torch'} "
                   f"(output in {log})", flush=True)
-            run_side(root, files, every, junit, log, under_shim, args.timeout)
+            run_side(root, files, every, junit, log, under_shim, args.timeout, DESELECTED.get(args.library, {}))
             if not os.path.exists(junit):
                 print(f"{side}: pytest produced no results; see {log}")
                 return 2
