@@ -31,9 +31,11 @@ def swap_data(tensor, new):
     old ones for it; clearing those caches makes every op see the new type and shape (transformers resizes a
     tied output bias with `bias.data = pad(...)`). Clearing also drops the executor's grad flag, which is put
     back."""
+    new = getattr(new, "_memory_owner", new)  # (a `.data` alias does not own its memory: see _tensor.py)
     changes_dtype = new.dtype != tensor.dtype
     changes_layout = changes_dtype or tuple(new.shape) != tuple(tensor.shape)
     _update_data(tensor, new)
+    tensor.__dict__.pop("_memory_owner", None)
     if changes_dtype:  # a leaf's autograd node keeps the dtype it had when it began requiring grad
         tensor._dtype_swapped = True  # (see leaf_meta_is_stale)
     if changes_layout:

@@ -163,12 +163,19 @@ def _get_data(self):
     """`t.data`: the same storage outside autograd, so that `p.data.mul_(2)`, `p.data.copy_(v)` or
     `p.data += d` on a parameter update it (torch allows these on leaves that require grad).
 
+    On the CPU target it is a tensor over the same memory that MindSpore does not know as a view
+    (`_detached_alias`), as torch's `.data` is: a value that requires grad written into it gives the alias its
+    graph and leaves `t`'s alone. Elsewhere (another target, a dtype NumPy lacks):
+
     For a tensor that does not require grad it is a distinct tensor over the same memory (`shape._alias`), as
     torch's is: `requires_grad_()`, hooks or attributes on it stay its own, and a frozen parameter unfrozen
     later does not pull a kept `.data` into its graph. For one that does, the alias is MindSpore's
     stop_gradient of it (the same memory, so writes into it reach the tensor; ops on it are not recorded),
     marked `_is_data_alias`: it reports requires_grad False and the in-place methods write through it with
     recording off (see `_bindings._checked_inplace`)."""
+    detached = _detached_alias(self)
+    if detached is not None:
+        return detached
     if not _get_requires_grad(self):
         return _sh._alias(self)
     from .autograd.grad_mode import no_grad
@@ -176,6 +183,28 @@ def _get_data(self):
     with no_grad():
         alias = ops.stop_gradient(self)  # (shares the memory; ops on it are not recorded, as on torch's .data)
     alias._is_data_alias = True
+    return alias
+
+
+def _detached_alias(self):
+    """On the CPU target, a tensor over `self`'s memory that MindSpore does not know as a view of it (made from
+    the NumPy array over that memory), or None where that cannot be had (no elements, a dtype NumPy lacks, a
+    layout MindSpore copies). torch's `.data` is such a tensor: a value that requires grad written into it
+    (`w.data += delta`, peft's merge into a frozen weight) gives the alias a graph, never `self`; a MindSpore
+    view would carry the write into `self`'s graph and make a frozen weight require grad."""
+    if PROCESS_DEVICE_TYPE != "cpu" or 0 in self._shape:
+        return None
+    from . import _memory
+
+    array = _memory.host_view(self)
+    if array.dtype.kind not in "biufc" or _dtype.to_numpy_dtype(self.dtype) != array.dtype:
+        return None
+    alias = Tensor.from_numpy(array)
+    if alias.data_ptr() != self.data_ptr() or alias.dtype != self.dtype:
+        return None
+    # the alias does not own its memory: a view of `self` does, for as long as the alias lives (after
+    # `self.data = other` too), and a tensor given the alias's data takes that view's storage (swap_data)
+    alias._memory_owner = _sh._alias(self)
     return alias
 
 
