@@ -237,6 +237,28 @@ def test_inplace_on_parameter_data_keeps_the_parameter():
         assert values(p).tolist() == [[0.0] * 4] + [[6.0] * 4] * 2
 
 
+@pytest.mark.parametrize("frozen", [True, False])
+def test_value_that_requires_grad_written_into_data_gives_the_alias_a_graph(frozen):
+    # peft's merge: `weight.data += delta` with delta from trainable factors; the weight stays a leaf (frozen or
+    # not), takes the values, and the alias written into carries the write's graph
+    answers = []
+    for T in (mt, rt):
+        weight = T.nn.Parameter(T.tensor(BASE), requires_grad=not frozen)
+        a = T.tensor(BASE[:, :1].copy(), requires_grad=True)
+        b = T.tensor(BASE[:1].copy(), requires_grad=True)
+        weight.data += a @ b
+        answer = [weight.is_leaf, weight.requires_grad, weight.grad_fn is None, values(weight).tolist()]
+        alias = weight.data
+        alias += a @ b * 2
+        (alias * alias).sum().backward()
+        answer += [alias.requires_grad, values(a.grad).tolist(), values(b.grad).tolist(), values(weight).tolist()]
+        kept = weight.data
+        weight.data = T.zeros(2)
+        answer += [values(kept).tolist(), values(weight).tolist()]
+        answers.append(answer)
+    assert answers[0] == answers[1]
+
+
 def test_data_assignment_with_a_new_shape_reaches_every_op():
     """`p.data = bigger` (transformers pads a tied output bias so when resizing embeddings) must be seen by ops
     with constant arguments such as BiasAdd (F.linear), not only by Python-level shape queries."""
