@@ -237,15 +237,16 @@ def test_inplace_on_parameter_data_keeps_the_parameter():
         assert values(p).tolist() == [[0.0] * 4] + [[6.0] * 4] * 2
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("frozen", [True, False])
-def test_value_that_requires_grad_written_into_data_gives_the_alias_a_graph(frozen):
+def test_value_that_requires_grad_written_into_data_gives_the_alias_a_graph(frozen, dtype):
     # peft's merge: `weight.data += delta` with delta from trainable factors; the weight stays a leaf (frozen or
     # not), takes the values, and the alias written into carries the write's graph
     answers = []
     for T in (mt, rt):
-        weight = T.nn.Parameter(T.tensor(BASE), requires_grad=not frozen)
-        a = T.tensor(BASE[:, :1].copy(), requires_grad=True)
-        b = T.tensor(BASE[:1].copy(), requires_grad=True)
+        weight = T.nn.Parameter(T.tensor(BASE, dtype=getattr(T, dtype)), requires_grad=not frozen)
+        a = T.tensor(BASE[:, :1].copy(), dtype=getattr(T, dtype), requires_grad=True)
+        b = T.tensor(BASE[:1].copy(), dtype=getattr(T, dtype), requires_grad=True)
         weight.data += a @ b
         answer = [weight.is_leaf, weight.requires_grad, weight.grad_fn is None, values(weight).tolist()]
         alias = weight.data
@@ -892,3 +893,15 @@ def test_check_functions_raise_like_torch(name):
         assert m[0] is r[0], (m, r)
         if r[0] is not TypeError:  # (torch's TypeError texts name its SymBool types)
             assert m[1] == r[1], (m, r)
+
+
+def test_to_meta_gives_a_distinct_meta_tensor():
+    # peft's low_cpu_mem_usage builds adapter weights with `param_cls(param.to("meta"), ...)` and checks for meta
+    answers = []
+    for T in (mt, rt):
+        p = T.nn.Parameter(T.ones(2, 3))
+        m = p.to("meta")
+        n = p.to(device="meta", dtype=T.float16)
+        answers.append([m.device.type, p.device.type, m is p, m.requires_grad, m.is_leaf, m.to("meta") is m,
+                        tuple(m.shape), n.device.type, str(n.dtype), m.is_meta])
+    assert answers[0] == answers[1]

@@ -188,8 +188,8 @@ def _get_data(self):
 
 def _detached_alias(self):
     """On the CPU target, a tensor over `self`'s memory that MindSpore does not know as a view of it (made from
-    the NumPy array over that memory), or None where that cannot be had (no elements, a dtype NumPy lacks, a
-    layout MindSpore copies). torch's `.data` is such a tensor: a value that requires grad written into it
+    the NumPy array over that memory), or None where that cannot be had (no elements, a dtype without a NumPy
+    counterpart, a layout MindSpore copies). torch's `.data` is such a tensor: a value that requires grad written into it
     (`w.data += delta`, peft's merge into a frozen weight) gives the alias a graph, never `self`; a MindSpore
     view would carry the write into `self`'s graph and make a frozen weight require grad."""
     if PROCESS_DEVICE_TYPE != "cpu" or 0 in self._shape:
@@ -197,7 +197,7 @@ def _detached_alias(self):
     from . import _memory
 
     array = _memory.host_view(self)
-    if array.dtype.kind not in "biufc" or _dtype.to_numpy_dtype(self.dtype) != array.dtype:
+    if _dtype.to_numpy_dtype(self.dtype) != array.dtype:
         return None
     alias = Tensor.from_numpy(array)
     if alias.data_ptr() != self.data_ptr() or alias.dtype != self.dtype:
@@ -248,13 +248,17 @@ def _parse_to_args(args, kwargs):
 
 def to(self, *args, **kwargs):
     dtype, dev, copy = _parse_to_args(args, dict(kwargs))
+    to_meta = False
     if dev is not None:
-        check_reachable(dev)
+        to_meta = check_reachable(dev).type == "meta" and not getattr(self, "_is_meta", False)
     out = self
     if dtype is not None and dtype != self.dtype:
         out = _small_casts.cast(self, dtype)  # (MindSpore's astype calls Tensor.to: cast directly)
     elif copy:
         out = clone(self)
+    if to_meta:  # a distinct tensor labelled meta (the shim's meta tensors hold memory: docs/architecture.md)
+        out = _sh._alias(out) if out is self else out
+        out._is_meta = True
     return out
 
 
