@@ -72,12 +72,20 @@ def _rebuild_mapping(original, values):
 
 def _stack_tensors(batch):
     from ... import stack
+    from ..._device import PROCESS_DEVICE_TYPE
 
     shape = tuple(batch[0].shape)
     for i, tensor in enumerate(batch):
         if tuple(tensor.shape) != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                                f"{list(tensor.shape)} at entry {i}")
+    if PROCESS_DEVICE_TYPE == "cpu" and len({t.dtype for t in batch}) == 1 and \
+            not any(t.requires_grad for t in batch):
+        # stacked by NumPy from the tensors' memory: no MindSpore kernel runs, so a forked DataLoader worker
+        # cannot hang on a kernel thread pool whose lock another thread of the parent held at the fork
+        from ... import _memory
+
+        return Tensor.from_numpy(np.stack([_memory.host_view(t) for t in batch]))
     return stack(batch, 0)
 
 
