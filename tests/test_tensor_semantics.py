@@ -905,3 +905,13 @@ def test_to_meta_gives_a_distinct_meta_tensor():
         answers.append([m.device.type, p.device.type, m is p, m.requires_grad, m.is_leaf, m.to("meta") is m,
                         tuple(m.shape), n.device.type, str(n.dtype), m.is_meta])
     assert answers[0] == answers[1]
+
+
+def test_parameter_of_a_meta_tensor_stays_on_meta():
+    # accelerate's init_empty_weights: `type(param)(param.to("meta"), requires_grad=...)`
+    answers = []
+    for T in (mt, rt):
+        weight = T.nn.Linear(2, 3).weight
+        rebuilt = T.nn.Parameter(weight.to("meta"), requires_grad=False)
+        answers.append([rebuilt.device.type, rebuilt.requires_grad, isinstance(rebuilt, T.nn.Parameter)])
+    assert answers[0] == answers[1] == [["meta", False, True]][0]

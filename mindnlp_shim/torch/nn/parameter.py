@@ -60,6 +60,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         param = _share_detached(data)
         param._is_param = True
         param._requires_grad = requires_grad
+        if getattr(data, "_is_meta", False):  # (a parameter made on the meta device stays there)
+            param._is_meta = True
         return param
 
 
