@@ -171,7 +171,9 @@ _compile_notice = []
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
             disable=False):
-    """torch.compile: graph capture is not wired to MindSpore's JIT yet, so the model runs eagerly (one notice)."""
+    """torch.compile: graph capture is not wired to MindSpore's JIT yet, so the model runs eagerly (one notice).
+    A module comes back wrapped, as torch's does (`_dynamo.eval_frame.OptimizedModule`, holding it as
+    `_orig_mod`); a function comes back as it is."""
     if model is None:
         return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
@@ -179,6 +181,12 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
         _compile_notice.append(True)
         warnings.warn("torch.compile: running the model eagerly on MindSpore (graph capture is not used)",
                       RuntimeWarning, stacklevel=2)
+    from .nn.modules.module import Module
+
+    if isinstance(model, Module) and not disable:
+        from ._dynamo.eval_frame import OptimizedModule
+
+        return OptimizedModule(model)
     return model
 
 
