@@ -96,7 +96,7 @@ MODULES_WITH_STAND_INS = (
     "distributed.algorithms.join", "distributed.algorithms.ddp_comm_hooks.default_hooks",
     "distributed.algorithms.ddp_comm_hooks.powerSGD_hook", "distributed.elastic.multiprocessing.errors", "distributions", "distributions.wishart", "fft",
     "nn.attention.flex_attention", "autograd.graph", "overrides",
-    "utils.data.datapipes.iter.combinatorics", "utils.cpp_extension",
+    "utils.data.datapipes.iter.combinatorics", "utils.cpp_extension", "distributed.checkpoint.state_dict",
 )
 
 
