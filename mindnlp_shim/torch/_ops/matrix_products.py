@@ -16,8 +16,8 @@ about 40 products; docs/long-runs.md). Two ways keep nothing:
 
 Measured per call on MiniLM's shapes (float32, 2 cores, interleaved): the compiled kernel runs as fast as eager
 MatMul with flags; BatchMatMulExt is as fast where no operand is transposed and up to 5x slower where one is
-(MindSpore copies a transposed view before reading it). Dtypes BatchMatMulExt has no CPU kernel for
-(bfloat16) and mixed dtypes keep eager MatMul (2-d) and BatchMatMul.
+(MindSpore copies a transposed view before reading it). bfloat16, which BatchMatMulExt has no CPU kernel for,
+keeps eager BatchMatMul (which keeps its bytes per call); mixed dtypes are refused by both kernels.
 """
 import numpy as np
 import mindspore
@@ -30,8 +30,8 @@ from ... import _mindspore as _ms
 
 _TENSOR_ONLY_DTYPES = (mindspore.float32, mindspore.float64, mindspore.float16)
 _FLAGS = tuple((a, b) for a in (False, True) for b in (False, True))
+# (BatchMatMul, not MatMul, for 2-d operands too: MatMul has no bfloat16 or float16 CPU kernel)
 _FLAGGED = {flags: ops.BatchMatMul(*flags) for flags in _FLAGS}
-_FLAGGED_2D = {flags: ops.MatMul(*flags) for flags in _FLAGS}
 
 
 def _compiled(kernel):
@@ -82,8 +82,7 @@ def product(a, b, transpose_a=False, transpose_b=False):
     """op(a) @ op(b), where op swaps an operand's last two axes when its flag is set: 2-d operands, or n-d ones
     with equal batch dimensions (as BatchMatMul takes them)."""
     if a._dtype not in _TENSOR_ONLY_DTYPES or a._dtype is not b._dtype:
-        kernels = _FLAGGED_2D if len(a._shape) == 2 and len(b._shape) == 2 else _FLAGGED
-        return kernels[(transpose_a, transpose_b)](a, b)
+        return _FLAGGED[(transpose_a, transpose_b)](a, b)
     if not _recorded(a, b):
         if len(a._shape) == 2 and len(b._shape) == 2:
             return _run_unrecorded(_COMPILED[(2, transpose_a, transpose_b)], a, b)
