@@ -3,21 +3,25 @@
 MindSpore's MatMul family (MatMul, MatMulExt, BatchMatMul, Dense) receives its transpose flags as host values.
 On the CPU (MindSpore 2.8-2.10) every eager call copies each value into memory of MindSpore's pool that is never
 given back: about 1.4 KB per product, for as long as the process runs (a training step of a 2-layer BERT makes
-about 40 products; docs/long-runs.md). Two ways keep nothing:
+about 40 products; docs/long-runs.md). Three routes keep nothing:
 
-- unrecorded products (the shim's Functions compute their forward and backward outside the tape, and products
-  of tensors that need no gradient): MatMul/BatchMatMul compiled by `mindspore.jit`, where the flags are
-  constants of the graph. The call runs with MindSpore's grad mode off: with it on, the compiled call is
-  recorded on the tape whatever its inputs, and its result would require grad (refusing `out=`, keeping its
-  inputs alive). The graph is compiled for dynamic shapes once a second shape arrives (`dynamic=1`), so varying
-  sequence lengths do not compile and keep one graph each (measured: ~16 MB per MiniLM-sized shape without it).
-- recorded products (transposed views in the autograd graph): BatchMatMulExt (`mint.bmm`), which takes only its
-  two tensors (2-d operands as one-batch views; a transposed operand is a transposed view the kernel reads).
+- unrecorded 2-d products (the shim's Functions compute their forward and backward outside the tape; products
+  of tensors that need no gradient): MatMul compiled by `mindspore.jit`, where the flags are constants of the
+  graph. The call runs with MindSpore's grad mode off: with it on, the compiled call is recorded on the tape
+  whatever its inputs, and its result requires grad (refusing `out=`, keeping its inputs alive). The graph is
+  compiled for dynamic shapes once a second shape arrives (`dynamic=1`): compiled per shape, each
+  (2048, 1536)^T x (2048, 384) shape kept ~16 MB, so varying sequence lengths would have grown memory.
+- unrecorded n-d products (attention): BatchMatMulExt (`mint.bmm`, tensors only) on dense 3-d operands over the
+  tensors' memory, a transposed operand copied by NumPy (not compiled: compiled batched products raised the
+  blockwise attention's peak memory past its bound in tests/test_long_input_memory.py).
+- recorded products (transposed views in the autograd graph): BatchMatMulExt on the views (2-d operands as
+  one-batch views).
 
-Measured per call on MiniLM's shapes (float32, 2 cores, interleaved): the compiled kernel runs as fast as eager
-MatMul with flags; BatchMatMulExt is as fast where no operand is transposed and up to 5x slower where one is
-(MindSpore copies a transposed view before reading it). bfloat16, which BatchMatMulExt has no CPU kernel for,
-keeps eager BatchMatMul (which keeps its bytes per call); mixed dtypes are refused by both kernels.
+Measured per call on MiniLM's shapes (float32, 2 cores, interleaved): the compiled MatMul runs as fast as eager
+MatMul with flags; BatchMatMulExt on views is as fast where no operand is transposed and 1.7-6x slower where one
+is (MindSpore copies a view before its kernel reads it, a transposed one slowly). bfloat16, which none of these
+CPU kernels takes, does not reach them on the CPU; elsewhere it keeps eager BatchMatMul (which keeps its bytes
+per call). Mixed dtypes are refused by the kernels.
 """
 import numpy as np
 import mindspore
@@ -95,7 +99,7 @@ def product(a, b, transpose_a=False, transpose_b=False):
         return mint.bmm(left, right)
     out = mint.bmm(ops.reshape(left, (-1,) + left.shape[-2:]), ops.reshape(right, (-1,) + right.shape[-2:]))
     shape = left.shape[:-2] + out.shape[-2:]
-    if grad_enabled() and any(t._requires_grad or not t._is_leaf for t in (a, b)):
+    if _recorded(a, b):
         return ops.reshape(out, shape)  # (recorded: the tape differentiates through the reshape)
     # not a view of the batched product, as BatchMatMul's result is not: a Function's output that is a view of a
     # tensor made inside it takes no recorded in-place write
