@@ -654,17 +654,21 @@ def normalized_rows_grad(grad, normalized, rstd, weight, count):
 
 
 MAX_BIAS_ADD = 1 << 20  # elements of a product: MindSpore's BiasAdd took 0.55 ms on (192, 384), NumPy's add 0.03 ms
+# A bias is added into a product in place on the host up to this many elements: past MAX_BIAS_ADD too, since
+# MindSpore's add broadcasts a row slowly (2048 x 1536: 37 ms, BiasAdd 8 ms, NumPy's in-place add 5 ms, load 6)
+# and BiasAdd keeps memory per call (docs/long-runs.md)
+MAX_HOST_BIAS_ADD = 1 << 26
 
 
 def add_bias_into_product(product, bias):
     """Add the row vector `bias` into `product`, a fresh 2-D float tensor no one else holds (a MatMul's output),
-    on the host; False where this path does not apply (the caller then runs BiasAdd)."""
+    on the host; False where this path does not apply (the caller then adds it with a kernel)."""
     if not ON_CPU or type(bias) is not Tensor:
         return False
     dtype = product._dtype
     shape = product._shape
     if dtype not in FLOATS or bias._dtype is not dtype or len(shape) != 2 or bias._shape != (shape[1],) or \
-            shape[0] * shape[1] > MAX_BIAS_ADD:
+            shape[0] * shape[1] > MAX_HOST_BIAS_ADD:
         return False
     if (product._requires_grad or bias._requires_grad) and _records():
         return False
