@@ -49,7 +49,7 @@ class Known:
 KNOWN = [
     Known(['Tensor.index_select', 'Tensor.maximum', 'Tensor.minimum', 'Tensor.narrow', 'torch.index_select', 'torch.logaddexp', 'torch.logaddexp2', 'torch.maximum', 'torch.minimum', 'torch.narrow'], 'empty_grad', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
-    Known(['F.conv1d', 'F.conv2d'], 'float64', ['raises'],
+    Known(['F.conv1d', 'F.conv2d', 'F.conv3d'], 'float64', ['raises'],
           'torch returns; the shim raises NotImplementedError: torch.nn.functional.conv1d of float64 tensors is not supported (no float64 kernel)'),
     Known(['Tensor.diff', 'Tensor.unbind', 'torch.cummax', 'torch.cummin', 'torch.diff', 'torch.take', 'torch.unbind'], 'empty_grad', ['raises'],
           "torch returns; the shim raises RuntimeError: For 'UnsortedSegmentSum', loop_size_ should be greater than 0,please check all dims in input shape are gre"),
@@ -165,7 +165,7 @@ KNOWN = [
           "torch raises RuntimeError: tril: input tensor must have at least 2 dimensions; the shim ValueError: For primitive[Tril], the x's rank must be g"),
     Known(['Tensor.triu', 'Tensor.triu_', 'torch.triu'], 'always', ['exception-type'],
           'torch raises RuntimeError: triu: input tensor must have at least 2 dimensions; the shim ValueError: For primitive[Triu], the rank of input must'),
-    Known(['Tensor.where', 'torch.broadcast_tensors'], 'empty', ['exception-type'],
+    Known(['Tensor.where'], 'empty', ['exception-type'],
           'torch raises RuntimeError: The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1; the shim ValueError: For '),
     Known(['torch.addmv'], 'empty_grad', ['no-raise'],
           'torch raises RuntimeError: outer: Expected 1-D argument self, but got 0-D; the shim returns'),
