@@ -323,6 +323,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         input, dim = input.reshape(-1), 0
     if isinstance(repeats, Tensor) and repeats.numel() == 1:
         repeats = int(repeats.item())
+    if input.dtype == mindspore.bool_:  # (MindSpore's RepeatElements takes numbers only; a copy keeps the values)
+        return ops.repeat_interleave(input.astype(mindspore.uint8), repeats, dim).astype(mindspore.bool_)
     return ops.repeat_interleave(input, repeats, dim)
 
 
