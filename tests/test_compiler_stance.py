@@ -1,4 +1,4 @@
-"""torch.compiler.set_stance against real torch (transformers' generate tests wrap compiled generation in
+"""torch.compiler.set_stance and torch._logging.set_logs against real torch (transformers' generate tests wrap compiled generation in
 `with torch.compiler.set_stance("fail_on_recompile")`): a call, a context manager and a decorator; a compiled
 function gives the same values under every stance; force_backend with a non-default stance raises torch's
 error. Under the shim torch.compile runs eagerly, so the stance is recorded and changes nothing."""
@@ -76,3 +76,24 @@ def test_stance_is_restored_after_the_context_and_the_decorated_call():
     assert _stand_ins.current_stance() == "default"
     assert decorated() == "force_eager"
     assert _stand_ins.current_stance() == "default"
+
+
+def test_set_logs_takes_torch_keywords():
+    """torch._logging.set_logs (transformers' compile tests call `set_logs(recompiles_verbose=True)` and
+    `set_logs()`): every keyword real torch's set_logs takes is accepted, an unknown one raises TypeError in both."""
+    import inspect
+
+    import logging
+
+    for name, parameter in inspect.signature(rt._logging.set_logs).parameters.items():
+        value = {} if name == "modules" else True if "bool" in str(parameter.annotation) else logging.INFO
+        mt._logging.set_logs(**{name: value})
+        rt._logging.set_logs(**{name: value})
+    mt._logging.set_logs()
+    rt._logging.set_logs()
+    for T in (mt, rt):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'recompile'"):
+            T._logging.set_logs(recompile=True)
+        with pytest.raises(ValueError, match="Unrecognized log level"):
+            T._logging.set_logs(dynamo=True)
+        T._logging.set_logs()

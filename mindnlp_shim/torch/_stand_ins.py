@@ -93,6 +93,10 @@ class compiler_setting:
         return with_stance
 
 
+compiler_setting._compiler_setting_doc = ("recorded and without effect: torch.compile runs the model eagerly, "
+                                          "which every stance allows")
+
+
 def current_stance():
     """The stance last set with torch.compiler.set_stance (no effect here: see compiler_setting)."""
     return _stance[0]
@@ -131,7 +135,7 @@ TORCH_ATTRIBUTES = {
 # modules (under mindnlp_shim.torch) that hold stand-ins; docs/stand-ins.md is generated from them by describe()
 MODULES_WITH_STAND_INS = (
     "cuda", "xpu", "mps", "backends", "_dynamo", "_dynamo.eval_frame", "_dynamo._trace_wrapped_higher_order_op",
-    "compiler", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
+    "compiler", "_logging", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
     "_subclasses.fake_tensor", "profiler", "distributed.tensor",
     "distributed.tensor._utils", "distributed.device_mesh", "distributed._functional_collectives", "distributed.fsdp",
     "distributed.fsdp.fully_sharded_data_parallel", "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
@@ -160,9 +164,8 @@ def describe():
                 row = (full, "query", f"returns {value()!r}: {value.__doc__}")
             elif callable(value) and qual.startswith("identity_decorator.<locals>"):
                 row = (full, "compiler hint", "returns the decorated function unchanged: " + (value.__doc__ or ""))
-            elif value is compiler_setting or getattr(value, "__wrapped_setting__", None) is compiler_setting:
-                row = (full, "compiler setting", "recorded and without effect: torch.compile runs the model "
-                                                  "eagerly, which every stance allows")
+            elif getattr(value, "_compiler_setting_doc", None):
+                row = (full, "compiler setting", value._compiler_setting_doc)
             elif callable(value) and qual.startswith("unsupported.<locals>"):
                 row = (full, "unsupported", "raises NotImplementedError when called")
             else:

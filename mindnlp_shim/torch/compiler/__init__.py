@@ -16,4 +16,4 @@ def set_stance(stance="default", *, skip_guard_eval_unsafe=False, force_backend=
                                        force_backend=force_backend)
 
 
-set_stance.__wrapped_setting__ = _stand_ins.compiler_setting
+set_stance._compiler_setting_doc = _stand_ins.compiler_setting._compiler_setting_doc
