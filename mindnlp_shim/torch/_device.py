@@ -38,9 +38,11 @@ class device:
         raise AttributeError("torch.device is immutable")
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        # torch compares devices with devices only: `device("cpu") == "cpu"` is False, and a string that names no
+        # device type (transformers asks `"disk" in device_map.values()`) is simply unequal
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self):
         return hash((self.type, self.index))

@@ -56,6 +56,52 @@ is_compiling = answer(False, NO_TORCH_COMPILER)
 compiler_hint = identity_decorator(NO_TORCH_COMPILER)
 
 
+COMPILER_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile",
+                    "aot_eager_then_compile")
+_stance = ["default"]
+
+
+class compiler_setting:
+    """torch.compiler.set_stance: sets how torch.compile'd code runs, as a call, a context manager or a decorator.
+
+    It is recorded (`current_stance()`) and has nothing to change: torch.compile runs the model eagerly here, which
+    is what every stance allows (no compilation, so no recompilation to fail on or fall back from)."""
+
+    def __init__(self, stance="default", *, skip_guard_eval_unsafe=False, force_backend=None):
+        if force_backend is not None and stance != "default":
+            raise RuntimeError("non-default stance cannot have force_backend set")
+        self.stance = stance
+        self.prev = _stance[0]
+        _stance[0] = stance
+
+    def __enter__(self):
+        _stance[0] = self.stance
+
+    def __exit__(self, *exc_info):
+        _stance[0] = self.prev
+
+    def __call__(self, fn):
+        import functools
+
+        _stance[0] = self.prev  # as a decorator it applies only while `fn` runs
+
+        @functools.wraps(fn)
+        def with_stance(*args, **kwargs):
+            with self.__class__(self.stance):
+                return fn(*args, **kwargs)
+
+        return with_stance
+
+
+compiler_setting._compiler_setting_doc = ("recorded and without effect: torch.compile runs the model eagerly, "
+                                          "which every stance allows")
+
+
+def current_stance():
+    """The stance last set with torch.compiler.set_stance (no effect here: see compiler_setting)."""
+    return _stance[0]
+
+
 class memory_format:
     def __init__(self, name):
         self.name = name
@@ -89,7 +135,7 @@ TORCH_ATTRIBUTES = {
 # modules (under mindnlp_shim.torch) that hold stand-ins; docs/stand-ins.md is generated from them by describe()
 MODULES_WITH_STAND_INS = (
     "cuda", "xpu", "mps", "backends", "_dynamo", "_dynamo.eval_frame", "_dynamo._trace_wrapped_higher_order_op",
-    "compiler", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
+    "compiler", "_logging", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
     "_subclasses.fake_tensor", "profiler", "distributed.tensor",
     "distributed.tensor._utils", "distributed.device_mesh", "distributed._functional_collectives", "distributed.fsdp",
     "distributed.fsdp.fully_sharded_data_parallel", "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
@@ -118,6 +164,8 @@ def describe():
                 row = (full, "query", f"returns {value()!r}: {value.__doc__}")
             elif callable(value) and qual.startswith("identity_decorator.<locals>"):
                 row = (full, "compiler hint", "returns the decorated function unchanged: " + (value.__doc__ or ""))
+            elif getattr(value, "_compiler_setting_doc", None):
+                row = (full, "compiler setting", value._compiler_setting_doc)
             elif callable(value) and qual.startswith("unsupported.<locals>"):
                 row = (full, "unsupported", "raises NotImplementedError when called")
             else:

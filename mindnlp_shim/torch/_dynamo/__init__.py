@@ -9,6 +9,7 @@ disable = _stand_ins.compiler_hint
 mark_static_address = _stand_ins.answer(None, _stand_ins.NO_TORCH_COMPILER)
 mark_dynamic = _stand_ins.answer(None, _stand_ins.NO_TORCH_COMPILER)
 reset = _stand_ins.answer(None, _stand_ins.NO_TORCH_COMPILER)
+set_stance = _stand_ins.compiler_setting
 
 
 class _Config:

@@ -204,10 +204,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         kind = _kind(input.dtype)
         q = sampling.exponential(engine, rows.size, kind).reshape(rows.shape).astype(rows.dtype)
         race = rows / q
+        # More samples than non-zero probabilities: torch does not check (its documentation asks the caller not
+        # to), and its top-k then returns zero-probability categories after the others, as here. Their order among
+        # themselves is left to torch's partial sort; here it is index order.
         picked = np.argsort(-race, axis=1, kind="stable")[:, :num_samples]
-        if not replacement and np.any(np.take_along_axis(rows, picked, axis=1) == 0):
-            raise RuntimeError("multinomial: cannot sample n_sample > number of non-zero probabilities without "
-                               "replacement")
         result = picked.astype(np.int64)
     else:
         result = sampling.multinomial_with_replacement(engine, rows.astype(np.float64), num_samples)

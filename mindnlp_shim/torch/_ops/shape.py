@@ -311,11 +311,16 @@ def repeat(input, *sizes):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     x = input.reshape((1,) * (len(sizes) - input.ndim) + tuple(input.shape))
     if 0 in x._shape or 0 in sizes:  # (MindSpore's Tile fails on an empty result)
-        shape = tuple(n * r for n, r in zip(x._shape, sizes))
-        if x._requires_grad:  # (empty, and in the graph, as torch's)
-            return ops.broadcast_to(ops.mul(ops.reduce_sum(x), 0), shape)
-        return ops.zeros(shape, x.dtype)
+        return _empty_like_result(x, tuple(n * r for n, r in zip(x._shape, sizes)))
     return ops.tile(x, sizes)
+
+
+def _empty_like_result(x, shape):
+    """An empty result of `shape` computed from `x` (empty too, or repeated zero times): in the graph when `x` is,
+    as torch's; MindSpore's kernels (Tile, a gather's gradient) fail on empty operands."""
+    if x._requires_grad:
+        return ops.broadcast_to(ops.mul(ops.reduce_sum(x), 0), shape)
+    return ops.zeros(shape, x.dtype)
 
 
 def tile(input, dims):
@@ -344,9 +349,32 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         return _repeat_counts(input, output_size)
     if dim is None:
         input, dim = input.reshape(-1), 0
-    if isinstance(repeats, Tensor) and repeats.numel() == 1:
-        repeats = int(repeats.item())
-    return ops.repeat_interleave(input, repeats, dim)
+    dim = wrap_dim(dim, input.ndim)
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if repeats.numel() == 1:
+            repeats = int(repeats.item())
+    length = input.shape[dim] if input.ndim else 1
+    if isinstance(repeats, int):
+        if repeats < 0:
+            raise RuntimeError("repeats can not be negative")
+        if input.numel() and repeats and input.dtype != mindspore.bool_:
+            return ops.repeat_interleave(input, repeats, dim)
+        counts = np.full(length, repeats, dtype=np.int64)
+    else:
+        counts = repeats.asnumpy()
+        if counts.shape[0] != length:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {counts.shape[0]} and input.size(0) = {length}")
+    # Every other case is a selection of slices along dim: MindSpore's RepeatElements takes no bool, and its Tile
+    # fails on an empty input or result ("fast stride can not be equal to 0").
+    index = _repeat_counts(Tensor(counts), output_size)
+    x = input if input.ndim else input.reshape(1)
+    if x.numel() == 0 or index.numel() == 0:
+        return _empty_like_result(x, x.shape[:dim] + (index.numel(),) + x.shape[dim + 1:])
+    from .indexing import index_select
+    return index_select(x, dim, index)
 
 
 def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):

@@ -19,6 +19,7 @@ from mindspore import ops
 
 from ..autograd.function import Function, first_order_only
 from .._ops import host_gelu as _host_gelu
+from .._ops._host_math import accurate_unary as _accurate_unary
 from .._ops import host_small as _host_small
 from .._ops import matrix_products as _products
 from .._ops.broadcast import expanded
@@ -486,6 +487,9 @@ def _composed_log_softmax(x, axis):
     return y if y.dtype == x.dtype else ops.cast(y, x.dtype)
 
 
+_accurate_exp = _accurate_unary(ops.exp, "exp")
+
+
 class _LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, axis):
@@ -497,8 +501,9 @@ class _LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):  # (recorded ops on the kept output: differentiable again)
         y, = ctx.saved_tensors
-        # d/dx: g - softmax(x) * sum(g), softmax(x) = exp(y)
-        return ops.sub(grad, ops.mul(ops.exp(y), ops.sum(grad, ctx.axis, keepdim=True))), None
+        # d/dx: g - softmax(x) * sum(g), softmax(x) = exp(y), with the accurate exp (MindSpore's CPU kernel is
+        # hundreds of ulps off: the gradient's row sums, 0 in exact arithmetic, came out 40x torch's)
+        return ops.sub(grad, ops.mul(_accurate_exp(y), ops.sum(grad, ctx.axis, keepdim=True))), None
 
 
 def log_softmax(x, axis):
