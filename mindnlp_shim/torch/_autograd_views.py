@@ -1,18 +1,20 @@
-"""Views inside the autograd graph: which base each one reads, so that in-place writes torch would replay
-through views are refused instead of giving wrong gradients.
+"""Views inside the autograd graph: which base each one reads, so that an in-place write through a view, or
+into a base while views of it are alive, is recorded on the base and replayed on its views (`_view_replay`).
 
-torch gives a write through a view of a tensor that requires grad a `CopySlices` node on the base, and regenerates
-the gradient node of every other view of that base from the base's new one. MindSpore's tape has no such replay:
-its node of a view stays the one it was made with, so after an in-place write into the base or any of its views,
-gradients that flow through a view taken earlier would skip the write. The values are right (views share
-memory, `_memory`); the gradients would not be. So:
-- a write through a view of a tracked tensor raises (torch's own errors for a view of a leaf and for the outputs
-  of split/chunk/unbind; NotImplementedError otherwise, naming what to write instead);
-- a write into a tracked tensor while views of it are alive raises the same way;
-- a write into a tracked tensor without live views is an ordinary recorded write (`_inplace`).
+torch gives a write through a view of a tensor that requires grad a `CopySlices` node on the base, and
+regenerates the gradient node of every other view of that base from the base's new one. MindSpore's tape has
+no such replay (its node of a view stays the one it was made with), so the shim keeps, on each base in the
+graph ("root"), weak references to its live views, and `check_write` tells `_inplace.assign` when a write
+needs the replay:
+- a write through a view of a tracked tensor, or into a tracked tensor while views of it are alive: replayed;
+- torch's own errors stay: a view of a leaf that requires grad, the outputs of split/chunk/unbind (and a
+  write into their base while they are alive), a view whose elements share memory;
+- a write into a tracked tensor without live views is an ordinary recorded write (`_inplace`), the usual case.
 
 Only views made while grad mode is on, of a tensor that requires grad or is inside the graph, are tracked:
-outside autograd every write is a plain memory write, which all views see.
+outside autograd every write is a plain memory write, which all views see. Views outside the graph are known
+by weak references to their bases (`note_untracked_view`), which is how a value that requires grad written
+through one of them finds the base it must give a history to (`untracked_root`).
 """
 import functools
 import weakref
@@ -22,7 +24,7 @@ from . import _memory
 from ._runtime import grad_enabled
 from .. import _mindspore as _ms
 
-_ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
+ROOT = _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
 _MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
@@ -123,11 +125,46 @@ def _live_views(root):
     return alive
 
 
+def live_views(root):
+    """The tracked views of `root` that are still alive."""
+    return _live_views(root)
+
+
+def untracked_root(view):
+    """The oldest live tensor outside the graph that `view` (a view made outside the graph) was taken from,
+    reading the memory `view` reads; `view` itself where none is alive. Raises torch's error where that base is
+    in the graph (a view made under no_grad of a tensor that requires grad)."""
+    first, end = _memory.span(view)
+    for ref in view.__dict__.get(_UNTRACKED_BASE, ()):
+        base = ref()
+        if base is None:
+            continue
+        start, stop = _memory.span(base)
+        if start <= first and end <= stop:
+            if base._requires_grad or not base._is_leaf:
+                raise RuntimeError(
+                    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This "
+                    "view is the output of a function that returns multiple views or was created in no_grad mode. "
+                    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+                    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                    "tracked).")
+            return base
+    return view
+
+
+_MULTI_BASE_MESSAGE = (
+    "an output of a split/chunk/unbind of this tensor is alive and would be a view whose base has been modified "
+    "inplace; torch refuses to use such a view afterwards. Write into a clone, or drop the views first.")
+
+
 def check_write(tensor, check_overlap=True):
-    """Raise where an in-place write into `tensor` (grad mode on) would need torch's view replay.
-    `check_overlap=False` for index assignment, whose overlap check is on the selected elements only."""
+    """For an in-place write into `tensor` (grad mode on): the root whose views torch would replay after it
+    (`tensor`'s root, or `tensor` itself with live views), or None for an ordinary write; torch's errors where
+    torch refuses the write. `check_overlap=False` for index assignment, whose overlap check is on the selected
+    elements only."""
     if not _ms.grad_enabled():
-        return
+        return None
     root = getattr(tensor, _ROOT, None)
     if root is not None:
         if check_overlap and _memory.has_internal_overlap(tensor):
@@ -139,21 +176,14 @@ def check_write(tensor, check_overlap=True):
                 "modified inplace. You should replace the inplace operation by an out-of-place one.")
         if root._is_leaf and root._requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        raise NotImplementedError(
-            "an in-place write into a view of a tensor that requires grad is not supported by mindnlp-shim on "
-            "MindSpore: its autograd cannot replay the view on the written base, so gradients through the view "
-            "would be wrong. Write the base with index assignment (`base[index] = value`) or use out-of-place ops.")
+        if any(getattr(view, _MULTI, False) for view in _live_views(root)):
+            raise RuntimeError(_MULTI_BASE_MESSAGE)
+        return root
     if not _tracked(tensor):
-        return
+        return None
     live = _live_views(tensor)
     if live:
         if any(getattr(view, _MULTI, False) for view in live):
-            raise RuntimeError(
-                "an output of a split/chunk/unbind of this tensor is alive and would be a view whose base has been "
-                "modified inplace; torch refuses to use such a view afterwards. Write into a clone, or drop the "
-                "views first.")
-        raise NotImplementedError(
-            f"an in-place write into a tensor that requires grad while {len(live)} view(s) of it are alive is not "
-            "supported by mindnlp-shim on MindSpore: its autograd cannot regenerate the views' gradients from the "
-            "written tensor, so gradients through them would be wrong. Take the views after the write, or use "
-            "out-of-place ops.")
+            raise RuntimeError(_MULTI_BASE_MESSAGE)
+        return tensor
+    return None

@@ -817,7 +817,12 @@ def __setitem__(self, index, value):
     elif PROCESS_DEVICE_TYPE == "cpu" and not self._is_leaf:
         # inside the graph: the assignment is recorded on a copy, which is then written into the tensor's own
         # memory as a recorded write (MindSpore's own would give the tensor a new storage, leaving its views)
-        _autograd_views.check_write(self, check_overlap=False)
+        if _autograd_views.check_write(self, check_overlap=False) is not None and \
+                all(type(it) in (int, slice) or it is None or it is Ellipsis for it in items):
+            # a write torch records on the base and replays on its views: through the selected view, as torch's
+            # basic index assignment is (`self[index].copy_(value)`), so only the selected elements are written
+            _inplace.assign(self[index], value)
+            return
         updated = clone(self)
         _ms_setitem(updated, index, value)
         _inplace.assign(self, updated, value_is_fresh=True)
