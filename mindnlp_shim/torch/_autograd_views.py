@@ -17,6 +17,7 @@ by weak references to their bases (`note_untracked_view`), which is how a value 
 through one of them finds the base it must give a history to (`untracked_root`).
 """
 import functools
+import sys
 import weakref
 
 
@@ -132,12 +133,17 @@ def live_views(root):
 
 def untracked_root(view):
     """The oldest live tensor outside the graph that `view` (a view made outside the graph) was taken from,
-    reading the memory `view` reads; `view` itself where none is alive. Raises torch's error where that base is
-    in the graph (a view made under no_grad of a tensor that requires grad)."""
+    reading the memory `view` reads, or None where none is known. Raises torch's error where that base is in the
+    graph (a view made under no_grad of a tensor that requires grad)."""
     first, end = _memory.span(view)
-    for ref in view.__dict__.get(_UNTRACKED_BASE, ()):
-        base = ref()
-        if base is None:
+    parents = []
+    parent = getattr(view, "parent_tensor_", None)  # (MindSpore's own record of an indexing view's base)
+    while parent is not None and parent is not view and len(parents) < _CHAIN_PRUNE_AT:
+        parents.insert(0, parent)
+        parent = getattr(parent, "parent_tensor_", None)
+    bases = [ref() for ref in view.__dict__.get(_UNTRACKED_BASE, ())] + parents  # (oldest first, then those)
+    for base in bases:
+        if base is None or base is view:
             continue
         start, stop = _memory.span(base)
         if start <= first and end <= stop:
@@ -150,7 +156,21 @@ def untracked_root(view):
                     "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
                     "tracked).")
             return base
-    return view
+    return None
+
+
+def other_untracked_views_alive(root, replayed):
+    """Whether a view of `root` (a tensor outside the graph) other than the tensors of `replayed` may be alive:
+    each view made outside the graph holds a weak reference to its bases (`note_untracked_view`), and CPython
+    gives an object one plain weak reference, shared by all its holders, so its holders can be counted. torch would
+    give such a view the write's history; the shim cannot reach it, so the write is refused instead."""
+    for ref in weakref.getweakrefs(root):
+        if type(ref) is not weakref.ref or ref.__callback__ is not None:
+            continue
+        ours = sum(1 for tensor in replayed for held in tensor.__dict__.get(_UNTRACKED_BASE, ()) if held is ref)
+        if sys.getrefcount(ref) - 3 > ours:  # (less the references of this loop, its list and the call itself)
+            return True
+    return False
 
 
 _MULTI_BASE_MESSAGE = (

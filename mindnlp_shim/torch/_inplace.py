@@ -130,9 +130,16 @@ def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
     torch gives the base the write's history: the write is recorded on the base and replayed on the view."""
     if is_view or _autograd_views.shares_memory_with_live_tensor(tensor):
         root = _autograd_views.untracked_root(tensor)
-        if root is not tensor or getattr(tensor, "parent_tensor_", None) is not None:
-            _view_replay.write(tensor, root, value, _untracked_chain(tensor, root))
-            return
+        chain = None if root is None else _untracked_chain(tensor, root)
+        if root is None or _autograd_views.other_untracked_views_alive(root, chain):
+            raise NotImplementedError(
+                "an in-place write of a value that requires grad into a view of a tensor outside the autograd graph "
+                "is not supported by mindnlp-shim on MindSpore where other views of that tensor (taken outside "
+                "autograd) may be alive, or its base is not known: torch would give them the write's history too, "
+                "which the shim cannot reach. Take the other views after the write, or write into the base with "
+                "index assignment (`buf[:2] = h`)")
+        _view_replay.write(tensor, root, value, chain)
+        return
     if ON_CPU:
         _recorded_write_in_place(tensor, value, False, check_overlap)
     else:

@@ -764,6 +764,8 @@ def _getitem_general(self, items):
     out = _ms_getitem(self, expanded[0] if len(expanded) == 1 else tuple(expanded))
     if tracked and numel(out) == 0:
         out = _empty_on_graph(self, out)
+    elif basic and not tracked:
+        _autograd_views.note_untracked_view(self, out)  # (a strided view of self's memory)
     return out
 
 
