@@ -27,7 +27,8 @@ from .. import _mindspore as _ms
 
 ROOT = _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
-_MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
+_MULTI = "_multi_output_view"
+_STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(stands_for_view=True)`)  # on a view from split/chunk/unbind (or a view of one)
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8
@@ -74,6 +75,8 @@ def register(source, view, multi=False, stands_for_view=False):
     if not stands_for_view and not first <= view.data_ptr() < end:
         return  # a copy (reshape of what cannot be viewed, an empty result), not a view
     setattr(view, _ROOT, root)
+    if stands_for_view:
+        setattr(view, _STAND_IN, True)
     if multi or getattr(source, _MULTI, False):
         setattr(view, _MULTI, True)
     views = getattr(root, _VIEWS, None)
@@ -178,6 +181,20 @@ _MULTI_BASE_MESSAGE = (
     "inplace; torch refuses to use such a view afterwards. Write into a clone, or drop the views first.")
 
 
+def _refuse_stand_in():
+    raise NotImplementedError(
+        "an in-place write inside autograd into the result of view_as_complex of a tensor in the graph, or into "
+        "that tensor while the result is alive, is not supported by mindnlp-shim on MindSpore: the result is a "
+        "copy there, so the write would not reach the other. Use out-of-place ops.")
+
+
+def _refuse_other_dtype():
+    raise NotImplementedError(
+        "an in-place write inside autograd through a view of another dtype (Tensor.view(dtype)) of a tensor in the "
+        "graph, or into that tensor while such a view is alive, is not supported by mindnlp-shim on MindSpore: "
+        "the write cannot be replayed across dtypes. Use out-of-place ops.")
+
+
 def check_write(tensor, check_overlap=True):
     """For an in-place write into `tensor` (grad mode on): the root whose views torch would replay after it
     (`tensor`'s root, or `tensor` itself with live views), or None for an ordinary write; torch's errors where
@@ -196,8 +213,10 @@ def check_write(tensor, check_overlap=True):
                 "modified inplace. You should replace the inplace operation by an out-of-place one.")
         if root._is_leaf and root._requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        if any(getattr(view, _MULTI, False) for view in _live_views(root)):
+        live = _live_views(root)
+        if any(getattr(view, _MULTI, False) for view in live):
             raise RuntimeError(_MULTI_BASE_MESSAGE)
+        _check_replayable(root, live)
         return root
     if not _tracked(tensor):
         return None
@@ -205,5 +224,14 @@ def check_write(tensor, check_overlap=True):
     if live:
         if any(getattr(view, _MULTI, False) for view in live):
             raise RuntimeError(_MULTI_BASE_MESSAGE)
+        _check_replayable(tensor, live)
         return tensor
     return None
+
+
+def _check_replayable(root, views):
+    for view in views:
+        if getattr(view, _STAND_IN, False):
+            _refuse_stand_in()
+        if view.dtype != root.dtype:
+            _refuse_other_dtype()

@@ -36,14 +36,21 @@ def _elements_in(root, root_positions, view):
     itemsize = _memory.layout(root.dtype)[1]
     wanted = _positions(tuple(view._shape), tuple(_ms.stride(view)), (view.data_ptr() - root.data_ptr()) // itemsize)
     if root_positions is None:  # a contiguous root: the address is the index
+        if wanted.size and (wanted.min() < 0 or wanted.max() >= int(np.prod(root._shape, dtype=np.int64))):
+            _outside()
         return wanted.reshape(view._shape)
     order = np.argsort(root_positions, kind="stable")
     found = np.clip(np.searchsorted(root_positions, wanted, sorter=order), 0, root_positions.size - 1)
     element = order[found]
     if not (root_positions[element] == wanted).all():
-        raise NotImplementedError("an in-place write into a view that reaches memory outside its base's elements "
-                                  "is not supported by mindnlp-shim inside autograd")
+        _outside()
     return element.reshape(view._shape)
+
+
+def _outside():
+    raise NotImplementedError("an in-place write inside autograd into a view that reaches memory outside its base's "
+                              "elements (or into its base while such a view is alive) is not supported by "
+                              "mindnlp-shim: the write cannot be replayed there")
 
 
 def _take_node(tensor, source):
