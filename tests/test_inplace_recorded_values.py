@@ -133,3 +133,26 @@ def test_writes_without_grad_through_views_still_alias():
     base.narrow(0, 2, 2).add_(w.detach())
     assert base.tolist() == [2.0, 4.0, 1.0, 2.0]
     assert not base.requires_grad
+
+
+def test_recorded_value_into_the_data_of_a_frozen_parameter_matches_torch():
+    # peft's merge: `base_layer.weight.data += delta_weight` with the delta computed in grad mode. MindSpore's own
+    # in-place op refuses it (its `.data` alias is a view of a leaf it marks as requiring grad); torch's `.data`
+    # is no view: the alias alone records the write, the parameter stays a frozen leaf with the new values
+    answers = []
+    for T in (rt, mt):
+        lin = T.nn.Linear(3, 2)
+        lin.weight.requires_grad_(False)
+        with T.no_grad():
+            lin.weight.copy_(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        w = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -2.0]], requires_grad=True)
+        lin.weight.data += w * 3
+        alias = lin.weight.data
+        alias2 = lin.weight.data
+        alias2.add_(w * w)
+        state = (lin.weight.requires_grad, lin.weight.is_leaf, lin.weight.grad_fn is None, alias2.requires_grad,
+                 alias2.grad_fn is not None, alias.requires_grad, lin.weight.detach().numpy().tolist())
+        (alias2 * T.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]])).sum().backward()
+        answers.append((state, w.grad.numpy().reshape(-1).tolist()))
+    assert answers[1][0] == answers[0][0]
+    assert answers[1][1] == pytest.approx(answers[0][1], rel=1e-6)
