@@ -4,6 +4,8 @@ write's history (the gradient through the receiver was silently missing); these 
 the receiver's autograd state with real torch. Through a view of such a tensor torch carries the history into the
 base too (CopySlices): so does the shim (`_view_replay`), except while other views of the base taken outside
 autograd are alive, which it cannot reach: that write is refused with NotImplementedError."""
+import copy
+
 import pytest
 
 import mindnlp_shim.torch as mt
@@ -135,16 +137,20 @@ def test_writes_without_grad_through_views_still_alias():
     assert not base.requires_grad
 
 
-def test_recorded_value_into_the_data_of_a_frozen_parameter_matches_torch():
+@pytest.mark.parametrize("copied", [False, True])
+def test_recorded_value_into_the_data_of_a_frozen_parameter_matches_torch(copied):
     # peft's merge: `base_layer.weight.data += delta_weight` with the delta computed in grad mode. MindSpore's own
-    # in-place op refuses it (its `.data` alias is a view of a leaf it marks as requiring grad); torch's `.data`
-    # is no view: the alias alone records the write, the parameter stays a frozen leaf with the new values
+    # in-place op refuses it (its `.data` alias is a view of a leaf it marks as requiring grad), or, for a
+    # deep-copied module, records it on the parameter too (its CopySlices); torch's `.data` is no view: the alias
+    # alone records the write, the parameter stays a frozen leaf with the new values
     answers = []
     for T in (rt, mt):
         lin = T.nn.Linear(3, 2)
         lin.weight.requires_grad_(False)
         with T.no_grad():
             lin.weight.copy_(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        if copied:
+            lin = copy.deepcopy(lin)
         w = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -2.0]], requires_grad=True)
         lin.weight.data += w * 3
         alias = lin.weight.data

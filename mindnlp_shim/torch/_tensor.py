@@ -177,7 +177,9 @@ def _get_data(self):
     if detached is not None:
         return detached
     if not _get_requires_grad(self):
-        return _sh._alias(self)
+        alias = _sh._alias(self)
+        alias._detached_alias = True  # (no view of self: a value that requires grad written into it stays its own)
+        return alias
     from .autograd.grad_mode import no_grad
 
     with no_grad():
