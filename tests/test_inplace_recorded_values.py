@@ -162,3 +162,26 @@ def test_recorded_value_into_the_data_of_a_frozen_parameter_matches_torch(copied
         answers.append((state, w.grad.numpy().reshape(-1).tolist()))
     assert answers[1][0] == answers[0][0]
     assert answers[1][1] == pytest.approx(answers[0][1], rel=1e-6)
+
+
+@pytest.mark.parametrize("copied", [False, True])
+def test_recorded_value_through_a_view_of_data_leaves_the_parameter_alone(copied):
+    # peft's supertuning merge: `weight.data.reshape(-1).scatter_add_(0, indices, values)`, values requiring grad;
+    # the `.data` alias is gone by the time of the write, and the parameter must stay a frozen leaf
+    answers = []
+    for T in (rt, mt):
+        lin = T.nn.Linear(3, 2)
+        lin.weight.requires_grad_(False)
+        with T.no_grad():
+            lin.weight.copy_(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        if copied:
+            lin = copy.deepcopy(lin)
+        values = T.tensor([0.5, -2.0], requires_grad=True)
+        flat = lin.weight.data.reshape(-1)
+        flat.scatter_add_(0, T.tensor([1, 4]), values * 3)
+        state = (lin.weight.requires_grad, lin.weight.is_leaf, lin.weight.grad_fn is None, flat.requires_grad,
+                 lin.weight.detach().numpy().reshape(-1).tolist())
+        (flat * T.arange(6.0)).sum().backward()
+        answers.append((state, values.grad.numpy().tolist()))
+    assert answers[1][0] == answers[0][0]
+    assert answers[1][1] == pytest.approx(answers[0][1], rel=1e-6)

@@ -32,6 +32,7 @@ _STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8
+DETACHED = "_detached_alias"  # on `.data` of a tensor outside the graph, and on views of it: no view of that tensor
 
 
 def note_untracked_view(base, view):
@@ -39,7 +40,10 @@ def note_untracked_view(base, view):
     tensors `base` itself is a view of, for `shares_memory_with_live_tensor`; weak references, so no tensor is
     kept alive by its views."""
     if view is not base:  # (flatten over nothing returns its input)
-        chain = base.__dict__.get(_UNTRACKED_BASE, ())
+        state = base.__dict__
+        if DETACHED in state:  # (a view of `.data`: its history, too, never reaches the tensor `.data` was taken of)
+            view.__dict__[DETACHED] = True
+        chain = state.get(_UNTRACKED_BASE, ())
         if len(chain) >= _CHAIN_PRUNE_AT:  # (`x = x[1:]` in a loop: keep the chain short, the live bases in it)
             chain = tuple(ref for ref in chain if ref() is not None)[1 - _CHAIN_PRUNE_AT:]
         view.__dict__[_UNTRACKED_BASE] = chain + (weakref.ref(base),)

@@ -128,8 +128,12 @@ def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
     """A value that requires grad written into a tensor outside the graph (`total += loss`, `buf.copy_(h)`): as
     in torch, the tensor joins the graph, its node the write. Through a view of such a tensor (`buf[:2].copy_(h)`)
     torch gives the base the write's history: the write is recorded on the base and replayed on the view."""
+    detached = _autograd_views.DETACHED in tensor.__dict__
     if is_view or _autograd_views.shares_memory_with_live_tensor(tensor):
         root = _autograd_views.untracked_root(tensor)
+        if root is None and detached and ON_CPU:  # (a view of a `.data` no longer alive: no one else to reach)
+            _view_replay.write(tensor, tensor, value, ())
+            return
         chain = None if root is None else _untracked_chain(tensor, root)
         if root is None or _autograd_views.other_untracked_views_alive(root, chain):
             raise NotImplementedError(
@@ -140,7 +144,7 @@ def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
                 "index assignment (`buf[:2] = h`)")
         _view_replay.write(tensor, root, value, chain)
         return
-    if ON_CPU and getattr(tensor, "_detached_alias", False):
+    if ON_CPU and detached:
         # `.data` of a tensor outside the graph (`base_layer.weight.data += delta` in peft's merge): torch's .data is
         # no view, so only this tensor records the write. MindSpore's in-place op would record it on the base too
         # (its CopySlices for a write into a view), and refuses it where the base is a leaf it marks as requiring grad

@@ -178,7 +178,7 @@ def _get_data(self):
         return detached
     if not _get_requires_grad(self):
         alias = _sh._alias(self)
-        alias._detached_alias = True  # (no view of self: a value that requires grad written into it stays its own)
+        alias.__dict__[_autograd_views.DETACHED] = True  # (no view of self: a write's history stays its own)
         return alias
     from .autograd.grad_mode import no_grad
 
