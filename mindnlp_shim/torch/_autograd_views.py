@@ -27,8 +27,8 @@ from .. import _mindspore as _ms
 
 ROOT = _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
-_MULTI = "_multi_output_view"
-_STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(stands_for_view=True)`)  # on a view from split/chunk/unbind (or a view of one)
+_MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
+_STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(stands_for_view=True)`)
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8

@@ -176,12 +176,7 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
         try:
             _ms_copy(tensor, value)  # in place, recorded
         except RuntimeError as exc:
-            if "view of leaf tensor that requires grad" not in str(exc):
-                _refuse_custom_function_view(exc)
-            # MindSpore's own check, on its own flag: a frozen parameter's `.data` (`p.data += delta` in peft's
-            # merge) is a MindSpore view of a leaf that MindSpore marks as requiring grad. torch's `.data` is no view
-            # of it: the write is recorded on this tensor alone, without MindSpore's in-place op
-            _view_replay.write(tensor, tensor, value, ())
+            _refuse_custom_function_view(exc)
         return
     if check_overlap and _memory.has_internal_overlap(tensor):
         raise RuntimeError(_memory.OVERLAP_MESSAGE)

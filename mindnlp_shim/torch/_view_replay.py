@@ -23,18 +23,10 @@ from .. import _mindspore as _ms
 _update_data = _ms.update_data
 
 
-def _positions(size, stride, offset):
-    """The storage position of each element of a (size, stride, offset) geometry, in C order."""
-    if not size:
-        return np.array([offset], dtype=np.int64)
-    grids = np.indices(size, dtype=np.int64).reshape(len(size), -1)
-    return offset + (np.asarray(stride, dtype=np.int64)[:, None] * grids).sum(0)
-
-
 def _elements_in(root, root_positions, view):
     """For each element of `view` (C order), the index of the element of `root` (C order) at its address."""
     itemsize = _memory.layout(root.dtype)[1]
-    wanted = _positions(tuple(view._shape), tuple(_ms.stride(view)), (view.data_ptr() - root.data_ptr()) // itemsize)
+    wanted = _memory.positions(tuple(view._shape), tuple(_ms.stride(view)), (view.data_ptr() - root.data_ptr()) // itemsize)
     if root_positions is None:  # a contiguous root: the address is the index
         if wanted.size and (wanted.min() < 0 or wanted.max() >= int(np.prod(root._shape, dtype=np.int64))):
             _outside()
@@ -74,7 +66,7 @@ def write(target, root, value, views):
     if 0 in target._shape:
         return
     contiguous = root.is_contiguous()
-    root_positions = None if contiguous else _positions(tuple(root._shape), tuple(_ms.stride(root)), 0)
+    root_positions = None if contiguous else _memory.positions(tuple(root._shape), tuple(_ms.stride(root)), 0)
     shape = root._shape
     numel = int(np.prod(shape, dtype=np.int64))
     written = _elements_in(root, root_positions, target).reshape(-1)
@@ -96,7 +88,7 @@ def write(target, root, value, views):
         seen.add(id(view))
         index = _elements_in(root, root_positions, view)
         nodes.append((view, ops.gather(new_flat, mindspore.Tensor(index), 0)))
-    _memory.write(target, _memory.host_view(value), check_overlap=False)  # counted: saved old values now refuse
+    _memory.write(target, _memory.host_view(value), check_overlap=False)  # (counted as one write)
     tensors = [tensor for tensor, _ in nodes]
     counts = [_ms.write_count(tensor) for tensor in tensors]
     for tensor, node in nodes:
