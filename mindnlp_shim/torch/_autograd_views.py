@@ -32,7 +32,7 @@ _STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8
-DETACHED = "_detached_alias"  # on `.data` of a tensor outside the graph, and on views of it: no view of that tensor
+DETACHED = "_data_alias_family"  # on `.data` made as a view (`_tensor._get_data`) and on views of it: no view in torch
 
 
 def note_untracked_view(base, view):
@@ -47,6 +47,11 @@ def note_untracked_view(base, view):
         if len(chain) >= _CHAIN_PRUNE_AT:  # (`x = x[1:]` in a loop: keep the chain short, the live bases in it)
             chain = tuple(ref for ref in chain if ref() is not None)[1 - _CHAIN_PRUNE_AT:]
         view.__dict__[_UNTRACKED_BASE] = chain + (weakref.ref(base),)
+
+
+def made_as_view(tensor):
+    """Whether `tensor` was made outside the graph by a view op or basic indexing (its bases may be gone)."""
+    return _UNTRACKED_BASE in tensor.__dict__
 
 
 def shares_memory_with_live_tensor(tensor):

@@ -144,10 +144,11 @@ def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
                 "index assignment (`buf[:2] = h`)")
         _view_replay.write(tensor, root, value, chain)
         return
-    if ON_CPU and detached:
-        # `.data` of a tensor outside the graph (`base_layer.weight.data += delta` in peft's merge): torch's .data is
-        # no view, so only this tensor records the write. MindSpore's in-place op would record it on the base too
-        # (its CopySlices for a write into a view), and refuses it where the base is a leaf it marks as requiring grad
+    if ON_CPU and (detached or _autograd_views.made_as_view(tensor)):
+        # a view whose bases are gone, or `.data` of a tensor outside the graph (torch's .data is no view): only this
+        # tensor records the write. MindSpore's in-place op would record it on the MindSpore base instead (its
+        # CopySlices for a write into a view), leaving this tensor without a gradient, or refuse it where that base
+        # is a leaf it marks as requiring grad
         _view_replay.write(tensor, tensor, value, ())
     elif ON_CPU:
         _recorded_write_in_place(tensor, value, False, check_overlap)
