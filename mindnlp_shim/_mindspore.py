@@ -145,6 +145,10 @@ if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
     def count_writes(tensors):
         """Add one write to the counter of each tensor's storage."""
         _set_write_counts(tensors, [write_count(t) + 1 for t in tensors])
+
+    def set_write_counts(tensors, counts):
+        """Set the write counter of each tensor (one that took another tensor's counter along with its node)."""
+        _set_write_counts(tensors, list(counts))
 else:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one write for every view of it
     def count_writes(tensors):
         """Add one write to the counter of each tensor's storage, by a write MindSpore counts itself."""
@@ -156,6 +160,12 @@ else:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one
                 _ms_copy(empty, empty)
         finally:
             _pynative_executor.set_grad_flag(recording)
+
+    def set_write_counts(tensors, counts):
+        """Raise the write counter of each tensor to the count given, one counted write at a time."""
+        for tensor, count in zip(tensors, counts):
+            for _ in range(count - write_count(tensor)):
+                count_writes([tensor])
 
 
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own (the shim binds torch's copy_ over it later)

@@ -1,20 +1,23 @@
-"""Views inside the autograd graph: which base each one reads, so that in-place writes torch would replay
-through views are refused instead of giving wrong gradients.
+"""Views inside the autograd graph: which base each one reads, so that an in-place write through a view, or
+into a base while views of it are alive, is recorded on the base and replayed on its views (`_view_replay`).
 
-torch gives a write through a view of a tensor that requires grad a `CopySlices` node on the base, and regenerates
-the gradient node of every other view of that base from the base's new one. MindSpore's tape has no such replay:
-its node of a view stays the one it was made with, so after an in-place write into the base or any of its views,
-gradients that flow through a view taken earlier would skip the write. The values are right (views share
-memory, `_memory`); the gradients would not be. So:
-- a write through a view of a tracked tensor raises (torch's own errors for a view of a leaf and for the outputs
-  of split/chunk/unbind; NotImplementedError otherwise, naming what to write instead);
-- a write into a tracked tensor while views of it are alive raises the same way;
-- a write into a tracked tensor without live views is an ordinary recorded write (`_inplace`).
+torch gives a write through a view of a tensor that requires grad a `CopySlices` node on the base, and
+regenerates the gradient node of every other view of that base from the base's new one. MindSpore's tape has
+no such replay (its node of a view stays the one it was made with), so the shim keeps, on each base in the
+graph ("root"), weak references to its live views, and `check_write` tells `_inplace.assign` when a write
+needs the replay:
+- a write through a view of a tracked tensor, or into a tracked tensor while views of it are alive: replayed;
+- torch's own errors stay: a view of a leaf that requires grad, the outputs of split/chunk/unbind (and a
+  write into their base while they are alive), a view whose elements share memory;
+- a write into a tracked tensor without live views is an ordinary recorded write (`_inplace`), the usual case.
 
 Only views made while grad mode is on, of a tensor that requires grad or is inside the graph, are tracked:
-outside autograd every write is a plain memory write, which all views see.
+outside autograd every write is a plain memory write, which all views see. Views outside the graph are known
+by weak references to their bases (`note_untracked_view`), which is how a value that requires grad written
+through one of them finds the base it must give a history to (`untracked_root`).
 """
 import functools
+import sys
 import weakref
 
 
@@ -22,12 +25,14 @@ from . import _memory
 from ._runtime import grad_enabled
 from .. import _mindspore as _ms
 
-_ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
+ROOT = _ROOT = "_view_root"  # on a tracked view: the tensor whose memory it reads (never itself a tracked view)
 _VIEWS = "_tracked_views"  # on a root: weak references to its tracked views
 _MULTI = "_multi_output_view"  # on a view from split/chunk/unbind (or a view of one)
+_STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(stands_for_view=True)`)
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8
+DETACHED = "_data_alias_family"  # on `.data` made as a view (`_tensor._get_data`) and on views of it: no view in torch
 
 
 def note_untracked_view(base, view):
@@ -35,10 +40,18 @@ def note_untracked_view(base, view):
     tensors `base` itself is a view of, for `shares_memory_with_live_tensor`; weak references, so no tensor is
     kept alive by its views."""
     if view is not base:  # (flatten over nothing returns its input)
-        chain = base.__dict__.get(_UNTRACKED_BASE, ())
+        state = base.__dict__
+        if DETACHED in state:  # (a view of `.data`: its history, too, never reaches the tensor `.data` was taken of)
+            view.__dict__[DETACHED] = True
+        chain = state.get(_UNTRACKED_BASE, ())
         if len(chain) >= _CHAIN_PRUNE_AT:  # (`x = x[1:]` in a loop: keep the chain short, the live bases in it)
             chain = tuple(ref for ref in chain if ref() is not None)[1 - _CHAIN_PRUNE_AT:]
         view.__dict__[_UNTRACKED_BASE] = chain + (weakref.ref(base),)
+
+
+def made_as_view(tensor):
+    """Whether `tensor` was made outside the graph by a view op or basic indexing (its bases may be gone)."""
+    return _UNTRACKED_BASE in tensor.__dict__
 
 
 def shares_memory_with_live_tensor(tensor):
@@ -71,6 +84,8 @@ def register(source, view, multi=False, stands_for_view=False):
     if not stands_for_view and not first <= view.data_ptr() < end:
         return  # a copy (reshape of what cannot be viewed, an empty result), not a view
     setattr(view, _ROOT, root)
+    if stands_for_view:
+        setattr(view, _STAND_IN, True)
     if multi or getattr(source, _MULTI, False):
         setattr(view, _MULTI, True)
     views = getattr(root, _VIEWS, None)
@@ -123,11 +138,79 @@ def _live_views(root):
     return alive
 
 
+def live_views(root):
+    """The tracked views of `root` that are still alive."""
+    return _live_views(root)
+
+
+def untracked_root(view):
+    """The oldest live tensor outside the graph that `view` (a view made outside the graph) was taken from,
+    reading the memory `view` reads, or None where none is known. Raises torch's error where that base is in the
+    graph (a view made under no_grad of a tensor that requires grad)."""
+    first, end = _memory.span(view)
+    parents = []
+    parent = getattr(view, "parent_tensor_", None)  # (MindSpore's own record of an indexing view's base)
+    while parent is not None and parent is not view and len(parents) < _CHAIN_PRUNE_AT:
+        parents.insert(0, parent)
+        parent = getattr(parent, "parent_tensor_", None)
+    bases = [ref() for ref in view.__dict__.get(_UNTRACKED_BASE, ())] + parents  # (oldest first, then those)
+    for base in bases:
+        if base is None or base is view:
+            continue
+        start, stop = _memory.span(base)
+        if start <= first and end <= stop:
+            if base._requires_grad or not base._is_leaf:
+                raise RuntimeError(
+                    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This "
+                    "view is the output of a function that returns multiple views or was created in no_grad mode. "
+                    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                    "code by moving both the view and the inplace either both inside the no_grad block (if you "
+                    "don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                    "tracked).")
+            return base
+    return None
+
+
+def other_untracked_views_alive(root, replayed):
+    """Whether a view of `root` (a tensor outside the graph) other than the tensors of `replayed` may be alive:
+    each view made outside the graph holds a weak reference to its bases (`note_untracked_view`), and CPython
+    gives an object one plain weak reference, shared by all its holders, so its holders can be counted. torch would
+    give such a view the write's history; the shim cannot reach it, so the write is refused instead."""
+    for ref in weakref.getweakrefs(root):
+        if type(ref) is not weakref.ref or ref.__callback__ is not None:
+            continue
+        ours = sum(1 for tensor in replayed for held in tensor.__dict__.get(_UNTRACKED_BASE, ()) if held is ref)
+        if sys.getrefcount(ref) - 3 > ours:  # (less the references of this loop, its list and the call itself)
+            return True
+    return False
+
+
+_MULTI_BASE_MESSAGE = (
+    "an output of a split/chunk/unbind of this tensor is alive and would be a view whose base has been modified "
+    "inplace; torch refuses to use such a view afterwards. Write into a clone, or drop the views first.")
+
+
+def _refuse_stand_in():
+    raise NotImplementedError(
+        "an in-place write inside autograd into the result of view_as_complex of a tensor in the graph, or into "
+        "that tensor while the result is alive, is not supported by mindnlp-shim on MindSpore: the result is a "
+        "copy there, so the write would not reach the other. Use out-of-place ops.")
+
+
+def _refuse_other_dtype():
+    raise NotImplementedError(
+        "an in-place write inside autograd through a view of another dtype (Tensor.view(dtype)) of a tensor in the "
+        "graph, or into that tensor while such a view is alive, is not supported by mindnlp-shim on MindSpore: "
+        "the write cannot be replayed across dtypes. Use out-of-place ops.")
+
+
 def check_write(tensor, check_overlap=True):
-    """Raise where an in-place write into `tensor` (grad mode on) would need torch's view replay.
-    `check_overlap=False` for index assignment, whose overlap check is on the selected elements only."""
+    """For an in-place write into `tensor` (grad mode on): the root whose views torch would replay after it
+    (`tensor`'s root, or `tensor` itself with live views), or None for an ordinary write; torch's errors where
+    torch refuses the write. `check_overlap=False` for index assignment, whose overlap check is on the selected
+    elements only."""
     if not _ms.grad_enabled():
-        return
+        return None
     root = getattr(tensor, _ROOT, None)
     if root is not None:
         if check_overlap and _memory.has_internal_overlap(tensor):
@@ -139,21 +222,25 @@ def check_write(tensor, check_overlap=True):
                 "modified inplace. You should replace the inplace operation by an out-of-place one.")
         if root._is_leaf and root._requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-        raise NotImplementedError(
-            "an in-place write into a view of a tensor that requires grad is not supported by mindnlp-shim on "
-            "MindSpore: its autograd cannot replay the view on the written base, so gradients through the view "
-            "would be wrong. Write the base with index assignment (`base[index] = value`) or use out-of-place ops.")
+        live = _live_views(root)
+        if any(getattr(view, _MULTI, False) for view in live):
+            raise RuntimeError(_MULTI_BASE_MESSAGE)
+        _check_replayable(root, live)
+        return root
     if not _tracked(tensor):
-        return
+        return None
     live = _live_views(tensor)
     if live:
         if any(getattr(view, _MULTI, False) for view in live):
-            raise RuntimeError(
-                "an output of a split/chunk/unbind of this tensor is alive and would be a view whose base has been "
-                "modified inplace; torch refuses to use such a view afterwards. Write into a clone, or drop the "
-                "views first.")
-        raise NotImplementedError(
-            f"an in-place write into a tensor that requires grad while {len(live)} view(s) of it are alive is not "
-            "supported by mindnlp-shim on MindSpore: its autograd cannot regenerate the views' gradients from the "
-            "written tensor, so gradients through them would be wrong. Take the views after the write, or use "
-            "out-of-place ops.")
+            raise RuntimeError(_MULTI_BASE_MESSAGE)
+        _check_replayable(tensor, live)
+        return tensor
+    return None
+
+
+def _check_replayable(root, views):
+    for view in views:
+        if getattr(view, _STAND_IN, False):
+            _refuse_stand_in()
+        if view.dtype != root.dtype:
+            _refuse_other_dtype()

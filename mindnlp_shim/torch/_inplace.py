@@ -14,7 +14,7 @@ import mindspore
 from mindspore import ops
 from .._mindspore import TensorPy
 
-from . import _autograd_views, _memory
+from . import _autograd_views, _memory, _view_replay
 from ._runtime import ON_CPU
 from .. import _mindspore as _ms
 
@@ -98,7 +98,10 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
         _recorded_write_into_leaf(tensor, converted, is_view, check_overlap)
         return tensor
     if not is_leaf:
-        _autograd_views.check_write(tensor)
+        root = _autograd_views.check_write(tensor)
+        if root is not None:  # torch's CopySlices: the write goes onto the root's history, its views replayed
+            _view_replay.write(tensor, root, converted, _autograd_views.live_views(root))
+            return tensor
         if converted._is_leaf and not converted._requires_grad and _ms.grad_enabled():
             # a value off the graph: torch still connects the old value, with a zero gradient (so the leaves
             # behind it get zeros, not None); a `where` on a false mask does that without touching the value
@@ -123,19 +126,47 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
 
 def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
     """A value that requires grad written into a tensor outside the graph (`total += loss`, `buf.copy_(h)`): as
-    in torch, the tensor joins the graph, its node the write. Through a view of such a tensor torch also gives
-    the base (and its other views) the write's history; MindSpore's tape cannot, so that write is refused."""
+    in torch, the tensor joins the graph, its node the write. Through a view of such a tensor (`buf[:2].copy_(h)`)
+    torch gives the base the write's history: the write is recorded on the base and replayed on the view."""
+    detached = _autograd_views.DETACHED in tensor.__dict__
     if is_view or _autograd_views.shares_memory_with_live_tensor(tensor):
-        raise NotImplementedError(
-            "an in-place write of a value that requires grad into a view of a tensor outside the autograd graph "
-            "(e.g. `buf[:2].copy_(h)` or `buf.view(2, 2)[0].add_(h)` with `buf` from torch.zeros) is not supported "
-            "by mindnlp-shim on MindSpore: torch would carry the write's gradient into the base tensor, which "
-            "MindSpore's tape cannot do. Write into the base with index assignment (`buf[:2] = h`) or build the "
-            "tensor out of place (torch.cat, torch.where)")
-    if ON_CPU:
+        root = _autograd_views.untracked_root(tensor)
+        if root is None and detached and ON_CPU:  # (a view of a `.data` no longer alive: no one else to reach)
+            _view_replay.write(tensor, tensor, value, ())
+            return
+        chain = None if root is None else _untracked_chain(tensor, root)
+        if root is None or _autograd_views.other_untracked_views_alive(root, chain):
+            raise NotImplementedError(
+                "an in-place write of a value that requires grad into a view of a tensor outside the autograd graph "
+                "is not supported by mindnlp-shim on MindSpore where other views of that tensor (taken outside "
+                "autograd) may be alive, or its base is not known: torch would give them the write's history too, "
+                "which the shim cannot reach. Take the other views after the write, or write into the base with "
+                "index assignment (`buf[:2] = h`)")
+        _view_replay.write(tensor, root, value, chain)
+        return
+    if ON_CPU and (detached or _autograd_views.made_as_view(tensor)):
+        # a view whose bases are gone, or `.data` of a tensor outside the graph (torch's .data is no view): only this
+        # tensor records the write. MindSpore's in-place op would record it on the MindSpore base instead (its
+        # CopySlices for a write into a view), leaving this tensor without a gradient, or refuse it where that base
+        # is a leaf it marks as requiring grad
+        _view_replay.write(tensor, tensor, value, ())
+    elif ON_CPU:
         _recorded_write_in_place(tensor, value, False, check_overlap)
     else:
         _ms_copy(tensor, value)  # recorded, in place
+
+
+def _untracked_chain(view, root):
+    """`view` and the live tensors it was taken from on the way from `root`: each takes its node from the write."""
+    chain = [base() for base in view.__dict__.get(_autograd_views._UNTRACKED_BASE, ())]
+    after_root = False
+    found = []
+    for base in chain:
+        if base is root:
+            after_root = True
+        elif after_root and base is not None:
+            found.append(base)
+    return found + [view]
 
 
 def _recorded_write_in_place(tensor, value, is_view, check_overlap):

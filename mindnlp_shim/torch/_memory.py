@@ -60,6 +60,14 @@ def host_view(tensor):
     return array if reviewed is None else array.view(reviewed)
 
 
+def positions(size, stride, offset):
+    """The storage position of each element of a (size, stride, offset) geometry, in C order."""
+    if not size:
+        return np.array([offset], dtype=np.int64)
+    grids = np.indices(size, dtype=np.int64).reshape(len(size), -1)
+    return offset + (np.asarray(stride, dtype=np.int64)[:, None] * grids).sum(0)
+
+
 def span(tensor):
     """`(first, end)`: the addresses of the memory `tensor`'s elements lie in, `end` exclusive ((0, 0) if empty)."""
     shape = tensor._shape

@@ -177,7 +177,9 @@ def _get_data(self):
     if detached is not None:
         return detached
     if not _get_requires_grad(self):
-        return _sh._alias(self)
+        alias = _sh._alias(self)
+        alias.__dict__[_autograd_views.DETACHED] = True  # (no view of self: a write's history stays its own)
+        return alias
     from .autograd.grad_mode import no_grad
 
     with no_grad():
@@ -764,6 +766,8 @@ def _getitem_general(self, items):
     out = _ms_getitem(self, expanded[0] if len(expanded) == 1 else tuple(expanded))
     if tracked and numel(out) == 0:
         out = _empty_on_graph(self, out)
+    elif basic and not tracked:
+        _autograd_views.note_untracked_view(self, out)  # (a strided view of self's memory)
     return out
 
 
@@ -817,7 +821,12 @@ def __setitem__(self, index, value):
     elif PROCESS_DEVICE_TYPE == "cpu" and not self._is_leaf:
         # inside the graph: the assignment is recorded on a copy, which is then written into the tensor's own
         # memory as a recorded write (MindSpore's own would give the tensor a new storage, leaving its views)
-        _autograd_views.check_write(self, check_overlap=False)
+        if _autograd_views.check_write(self, check_overlap=False) is not None and \
+                all(type(it) in (int, slice) or it is None or it is Ellipsis for it in items):
+            # a write torch records on the base and replays on its views: through the selected view, as torch's
+            # basic index assignment is (`self[index].copy_(value)`), so only the selected elements are written
+            _inplace.assign(self[index], value)
+            return
         updated = clone(self)
         _ms_setitem(updated, index, value)
         _inplace.assign(self, updated, value_is_fresh=True)

@@ -627,12 +627,23 @@ def triu(input, diagonal=0, *, out=None):
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    result = ops.diagonal(input, offset, dim1, dim2)
-    if 0 in result._shape and (input._requires_grad or not input._is_leaf) and _ms.grad_enabled():
+    if not ((input._requires_grad or not input._is_leaf) and _ms.grad_enabled()):
+        return ops.diagonal(input, offset, dim1, dim2)
+    result = ops.diagonal(ops.stop_gradient(input), offset, dim1, dim2)
+    if 0 in result._shape:
         from .._tensor import _empty_on_graph  # (MindSpore 2.7-2.8's backward of an empty diagonal kills the process)
 
         return _empty_on_graph(input, result)
-    return result
+    # inside autograd the gradient comes from a gather of the diagonal's elements and the memory is the view's:
+    # MindSpore's own Diagonal node makes any later write into the base fail its backward (a version check on the
+    # diagonal that torch does not make)
+    from .._inplace import swap_storage_only
+
+    elements = np.diagonal(np.arange(input.numel(), dtype=np.int64).reshape(tuple(input.shape)), offset,
+                           wrap_dim(dim1, input.ndim), wrap_dim(dim2, input.ndim))
+    out = ops.gather(ops.reshape(input, (-1,)), Tensor(np.ascontiguousarray(elements)), 0)
+    swap_storage_only(out, result)
+    return out
 
 
 from .dense import contiguous  # noqa: E402,F401  (the one definition; fast dense copies live there)

@@ -17,7 +17,7 @@ import numpy as np
 from mindspore import ops
 from ..._mindspore import TensorPy
 
-from .. import _autograd_views, _dtype, _inplace
+from .. import _autograd_views, _dtype, _inplace, _memory
 from .._runtime import ON_CPU
 from . import indexing, placement
 from ._util import Tensor, shape_arg, write_out
@@ -38,12 +38,7 @@ def _contiguous_strides(size):
     return tuple(reversed(strides))
 
 
-def _positions(size, stride, offset):
-    """The storage position of each element of a (size, stride, offset) geometry, in C order."""
-    if not size:
-        return np.array([offset], dtype=np.int64)
-    grids = np.indices(size, dtype=np.int64).reshape(len(size), -1)
-    return offset + (np.asarray(stride, dtype=np.int64)[:, None] * grids).sum(0)
+_positions = _memory.positions
 
 
 def _check_geometry(source, size, stride, offset):
