@@ -347,6 +347,10 @@ def _repeat_counts(repeats, output_size):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:
         return _repeat_counts(input, output_size)
+    if dim is not None and input.ndim == 0:  # (torch refuses any dim of a 0-d input)
+        if isinstance(repeats, Tensor):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if dim is None:
         input, dim = input.reshape(-1), 0
     dim = wrap_dim(dim, input.ndim)
