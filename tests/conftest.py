@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 os.environ.setdefault("GLOG_v", "3")  # before anything imports MindSpore
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,6 +40,17 @@ def real_torch():
     if not torch.__name__ == "torch" or not hasattr(torch, "_C"):
         return None
     return torch
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _real_torch_distribution_checks_restored():
+    """Real torch's first torch.compile turns off argument validation of every torch.distributions class for the
+    whole process (torch/_dynamo/eval_frame.py); modules that compare those checks with the shim's come later."""
+    yield
+    torch = sys.modules.get("torch")
+    distributions = sys.modules.get("torch.distributions")
+    if torch is not None and torch.__name__ == "torch" and hasattr(torch, "_C") and distributions is not None:
+        distributions.Distribution.set_default_validate_args(__debug__)
 
 
 def subprocess_fallback(module_file):

@@ -14,15 +14,6 @@ if rt is None:
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _real_torch_distribution_checks_restored():
-    # real torch's first compile turns off argument validation of every torch.distributions class for the whole
-    # process (torch/_dynamo/eval_frame.py); later modules compare those checks with the shim's
-    validating = rt.distributions.Distribution._validate_args if rt is not None else None
-    yield
-    if rt is not None:
-        rt.distributions.Distribution.set_default_validate_args(validating)
-
 STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile")
 
 
