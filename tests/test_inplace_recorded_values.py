@@ -137,6 +137,15 @@ def test_writes_without_grad_through_views_still_alias():
     assert not base.requires_grad
 
 
+def _frozen_linear(T, copied):
+    """A Linear(3, 2) with a frozen, known weight; `copied`: a deep copy of it (its parameters are new tensors)."""
+    lin = T.nn.Linear(3, 2)
+    lin.weight.requires_grad_(False)
+    with T.no_grad():
+        lin.weight.copy_(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    return copy.deepcopy(lin) if copied else lin
+
+
 @pytest.mark.parametrize("copied", [False, True])
 def test_recorded_value_into_the_data_of_a_frozen_parameter_matches_torch(copied):
     # peft's merge: `base_layer.weight.data += delta_weight` with the delta computed in grad mode. MindSpore's own
@@ -145,12 +154,7 @@ def test_recorded_value_into_the_data_of_a_frozen_parameter_matches_torch(copied
     # alone records the write, the parameter stays a frozen leaf with the new values
     answers = []
     for T in (rt, mt):
-        lin = T.nn.Linear(3, 2)
-        lin.weight.requires_grad_(False)
-        with T.no_grad():
-            lin.weight.copy_(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
-        if copied:
-            lin = copy.deepcopy(lin)
+        lin = _frozen_linear(T, copied)
         w = T.tensor([[0.5, -1.0, 2.0], [1.5, 0.0, -2.0]], requires_grad=True)
         lin.weight.data += w * 3
         alias = lin.weight.data
@@ -170,12 +174,7 @@ def test_recorded_value_through_a_view_of_data_leaves_the_parameter_alone(copied
     # the `.data` alias is gone by the time of the write, and the parameter must stay a frozen leaf
     answers = []
     for T in (rt, mt):
-        lin = T.nn.Linear(3, 2)
-        lin.weight.requires_grad_(False)
-        with T.no_grad():
-            lin.weight.copy_(T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
-        if copied:
-            lin = copy.deepcopy(lin)
+        lin = _frozen_linear(T, copied)
         values = T.tensor([0.5, -2.0], requires_grad=True)
         flat = lin.weight.data.reshape(-1)
         flat.scatter_add_(0, T.tensor([1, 4]), values * 3)
