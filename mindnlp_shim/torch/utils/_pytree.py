@@ -86,13 +86,26 @@ def key_get(obj, kp):
 
 
 # ---------------------------------------------------------------- the built-in nodes
+def _sequence_keys(flatten):
+    """The flatten_with_keys function of a sequence node: each child keyed by its position."""
+    def flatten_with_keys(d):
+        values, context = flatten(d)
+        return [(SequenceKey(i), v) for i, v in enumerate(values)], context
+
+    return flatten_with_keys
+
+
+def _mapping_keys(flatten, keys_of=lambda context: context):
+    """The flatten_with_keys function of a mapping node: each child keyed by its key (read from the context)."""
+    def flatten_with_keys(d):
+        values, context = flatten(d)
+        return [(MappingKey(k), v) for k, v in zip(keys_of(context), values)], context
+
+    return flatten_with_keys
+
+
 def _tuple_flatten(d):
     return list(d), None
-
-
-def _tuple_flatten_with_keys(d):
-    values, context = _tuple_flatten(d)
-    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
 
 
 def _tuple_unflatten(values, context):
@@ -103,11 +116,6 @@ def _list_flatten(d):
     return d, None
 
 
-def _list_flatten_with_keys(d):
-    values, context = _list_flatten(d)
-    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
-
-
 def _list_unflatten(values, context):
     return list(values)
 
@@ -116,39 +124,17 @@ def _dict_flatten(d):
     return list(d.values()), list(d.keys())
 
 
-def _dict_flatten_with_keys(d):
-    values, context = _dict_flatten(d)
-    return [(MappingKey(k), v) for k, v in zip(context, values)], context
-
-
 def _dict_unflatten(values, context):
     return dict(zip(context, values))
-
-
-def _ordereddict_flatten(d):
-    return list(d.values()), list(d.keys())
-
-
-def _ordereddict_flatten_with_keys(d):
-    values, context = _ordereddict_flatten(d)
-    return [(MappingKey(k), v) for k, v in zip(context, values)], context
 
 
 def _ordereddict_unflatten(values, context):
     return OrderedDict((key, value) for key, value in zip(context, values))
 
 
-_odict_flatten, _odict_unflatten = _ordereddict_flatten, _ordereddict_unflatten
-
-
 def _defaultdict_flatten(d):
     values, keys = _dict_flatten(d)
     return values, [d.default_factory, keys]
-
-
-def _defaultdict_flatten_with_keys(d):
-    values, context = _defaultdict_flatten(d)
-    return [(MappingKey(k), v) for k, v in zip(context[1], values)], context
 
 
 def _defaultdict_unflatten(values, context):
@@ -160,13 +146,17 @@ def _deque_flatten(d):
     return list(d), d.maxlen
 
 
-def _deque_flatten_with_keys(d):
-    values, context = _deque_flatten(d)
-    return [(SequenceKey(i), v) for i, v in enumerate(values)], context
-
-
 def _deque_unflatten(values, context):
     return deque(values, maxlen=context)
+
+
+_ordereddict_flatten = _odict_flatten = _dict_flatten
+_odict_unflatten = _ordereddict_unflatten
+_tuple_flatten_with_keys = _sequence_keys(_tuple_flatten)
+_list_flatten_with_keys = _sequence_keys(_list_flatten)
+_deque_flatten_with_keys = _sequence_keys(_deque_flatten)
+_dict_flatten_with_keys = _ordereddict_flatten_with_keys = _mapping_keys(_dict_flatten)
+_defaultdict_flatten_with_keys = _mapping_keys(_defaultdict_flatten, lambda context: context[1])
 
 
 def _namedtuple_flatten(d):
@@ -273,9 +263,6 @@ class TreeSpec:
         name = "namedtuple" if self.type is collections.namedtuple else getattr(self.type, "__name__", self.type)
         children = ",\n".join(" " * (indent + 2) + spec.__repr__(indent + 2) for spec in self.children_specs)
         return f"TreeSpec({name}, {self.context}, [{children.lstrip() if children else ''}])"
-
-    def _node_type_of(self):
-        return self.type
 
     def flatten_up_to(self, tree):
         """The subtrees of `tree` at this spec's leaves (`tree` has this spec's structure down to them)."""

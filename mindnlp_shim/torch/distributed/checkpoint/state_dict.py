@@ -35,28 +35,25 @@ def _wrapper_attribute(module):
     return None
 
 
+def _canonical(model, dotted):
+    """torch's canonical form of a dotted attribute path from `model`: the wrappers' own attributes left out."""
+    parts, current = [], model
+    for part in dotted.split(".") if dotted else []:
+        skip = _wrapper_attribute(current) == part
+        current = getattr(current, part, None) if current is not None else None
+        if not skip:
+            parts.append(part)
+    return ".".join(parts)
+
+
 def _canonical_names(model):
     """{state_dict key: torch's canonical name} for `model`."""
-    names = {}
-    for key in model.state_dict():
-        parts, current = [], model
-        for part in key.split("."):
-            skip = _wrapper_attribute(current) == part
-            current = getattr(current, part, None) if current is not None else None
-            if not skip:
-                parts.append(part)
-        names[key] = ".".join(parts)
-    return names
+    return {key: _canonical(model, key) for key in model.state_dict()}
 
 
 def _canonical_prefix(name, model):
-    parts, current = [], model
-    for part in name.split(".") if name else []:
-        skip = _wrapper_attribute(current) == part
-        current = getattr(current, part)
-        if not skip:
-            parts.append(part)
-    return ".".join(parts) + "." if parts else ""
+    canonical = _canonical(model, name)
+    return canonical + "." if canonical else ""
 
 
 def get_model_state_dict(model, *, submodules=None, options=None):
