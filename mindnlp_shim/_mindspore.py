@@ -76,7 +76,8 @@ check_version()
 
 from mindspore import _c_expression as _c  # noqa: E402
 from mindspore.common import _grad_function  # noqa: E402
-from mindspore.common.api import _pynative_executor  # noqa: E402  (2.10 also has it as mindspore.graph.api's)
+from mindspore.common.api import _pynative_executor  # noqa: E402
+from mindspore.ops import stop_gradient as _stop_gradient  # noqa: E402  (2.10 also has it as mindspore.graph.api's)
 
 # ---- the tensor class and its C methods ------------------------------------------------------------------------
 TensorPy = _c.TensorPy  # the C base class of mindspore.Tensor: isinstance against it is the fastest tensor test
@@ -133,7 +134,50 @@ def node_input_dtype(node):
 
 # ---- data swaps and write counts -----------------------------------------------------------------------------
 # a tensor takes another's storage, shape and dtype, keeping its identity and autograd node
-update_data = TensorPy._update_data
+if hasattr(TensorPy, "_update_data"):  # 2.8+
+    update_data = TensorPy._update_data
+else:  # 2.7.x: built on `assign_value_cpp`, which takes the other tensor's storage and its autograd node too
+    # What MindSpore says when `assign_value_cpp` meets a leaf of the graph (a tensor that requires grad): it
+    # has already taken the storage, shape, dtype and write counter, and keeps its own id and node.
+    _GRAPH_INPUT_KEPT = "Can not modify tensor id of input tensor from network by assign value"
+
+    class _CarryNode(FunctionBase):
+        """A pass-through of `source`'s gradient whose output is `memory` (off the tape): the output is a new
+        tensor over `memory`'s storage whose node leads to `source`'s."""
+
+        @staticmethod
+        def forward(ctx, source, memory):
+            return memory
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, None
+
+    def update_data(tensor, new):
+        """`tensor` takes `new`'s storage, shape and dtype, keeping its identity and autograd node."""
+        if not tensor._is_leaf:  # a recorded result: its node goes along on a pass-through over `new`'s memory
+            if tuple(new._shape) != tuple(tensor._shape) or new._dtype != tensor._dtype:
+                raise NotImplementedError(
+                    f"giving a tensor inside the autograd graph data of another shape or dtype (torch's "
+                    f"`.data = ...` or `set_()` on a non-leaf) is not supported on MindSpore {VERSION_TEXT} "
+                    f"(no `_update_data`; it needs 2.8 or newer)")
+            recording, enabled = _pynative_executor.grad_flag(), grad_enabled()
+            _pynative_executor.set_grad_flag(True)
+            set_grad_enabled(True)
+            try:
+                carrier = _CarryNode.apply(tensor, _stop_gradient(new))
+            finally:
+                set_grad_enabled(enabled)
+                _pynative_executor.set_grad_flag(recording)
+            TensorPy.assign_value_cpp(tensor, carrier)
+            return
+        if new._requires_grad or not new._is_leaf:  # (the leaf takes no node from it)
+            new = _stop_gradient(new)
+        try:
+            TensorPy.assign_value_cpp(tensor, new)
+        except RuntimeError as exc:
+            if _GRAPH_INPUT_KEPT not in str(exc):
+                raise
 
 # MindSpore's count of in-place writes into a storage (shared with its views), which its autograd checks for the
 # tensors it saved. Its own kernels' writes count; writes through NumPy must be counted here.
