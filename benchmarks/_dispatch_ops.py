@@ -65,8 +65,8 @@ RAW_FORMS = {
     "eq": "ops.equal(x, y)",
     "clone": "ops.add(x, ops.zeros((), float32))  (two MindSpore ops, as the shim does it)",
     "add_scalar": "ops.add(x, 1)",
-    "add_": "TensorPy._update_data(a, ops.add(a, y))",
-    "zero_": "TensorPy._update_data(b, ops.fill(float32, b.shape, 0))",
+    "add_": "update_data(a, ops.add(a, y))  (TensorPy._update_data; assign_value_cpp on 2.7)",
+    "zero_": "update_data(b, ops.fill(float32, b.shape, 0))",
 }
 
 
@@ -121,9 +121,9 @@ def mindspore_ops(mindspore, arrays, names, getitem):
     """Closures calling MindSpore directly. `getitem` is MindSpore's own `Tensor.__getitem__` (in a process with
     the shim, the one the shim captured before replacing it)."""
     from mindspore import mint, ops
-    from mindspore._c_expression import TensorPy
+    from mindnlp_shim import _mindspore
 
-    update_data = TensorPy._update_data  # what the shim's in-place write does on a leaf
+    update_data = _mindspore.update_data  # what the shim's in-place write does on a leaf (per release)
     t = {name: mindspore.Tensor.from_numpy(array.copy()) for name, array in arrays.items()}
     x, y, mask, a, b = t["x"], t["y"], t["mask"], t["a"], t["b"]
     f32 = mindspore.float32

@@ -23,7 +23,7 @@ def configure_mindspore():
     _configured = True
     import mindspore
     from mindspore import _c_expression
-    from mindspore.graph.api import _pynative_executor
+    from mindspore.common.api import _pynative_executor
 
     _c_expression.disable_multi_thread()
     mindspore.device_context.cpu.op_tuning.threads_num(2)
@@ -101,7 +101,7 @@ def clip_grad_norm(grads, max_norm):
 def make_step(loss_of, params, total_steps):
     """One optimizer step as a callable: loss_of(training) builds the loss tensor; step(update, training) runs
     forward, backward, clipping, AdamW, the linear schedule and zero_grad, and returns the loss."""
-    from mindspore import _c_expression
+    from mindspore import _c_expression, ops
 
     optimizer = NumpyAdamW(params)
     schedule_steps = [0]
@@ -111,7 +111,8 @@ def make_step(loss_of, params, total_steps):
         value = float(loss.asnumpy())
         if not update:
             return value
-        _c_expression.run_backward((loss,), (), False, False, ())
+        # (the initial gradient given: MindSpore 2.7 makes none for a scalar loss)
+        _c_expression.run_backward((loss,), (ops.ones((), loss.dtype),), False, False, ())
         grads = [t._grad.asnumpy() for t in params]
         clip_grad_norm(grads, _common.MAX_GRAD_NORM)
         lr = _common.LR * _common.linear_schedule_factor(schedule_steps[0], total_steps)

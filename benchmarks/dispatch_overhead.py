@@ -118,7 +118,7 @@ def shim_threads():
 def apply_shim_settings(mindspore):
     """What mindnlp_shim/torch/_runtime.py does on the CPU before the first op, done here without the shim."""
     from mindspore._c_expression import disable_multi_thread
-    from mindspore.graph.api import _pynative_executor
+    from mindspore.common.api import _pynative_executor
 
     disable_multi_thread()
     mindspore.runtime.launch_blocking()

@@ -17,7 +17,7 @@ os.environ.setdefault("GLOG_v", "3")  # MindSpore's C++ logs: errors only, unles
 import mindspore  # noqa: E402
 
 # The releases the test suite runs on (each one's differences: docs/mindspore-releases.md).
-OLDEST_SUPPORTED = (2, 8, 0)
+OLDEST_SUPPORTED = (2, 7, 1)
 NEWEST_TESTED = (2, 10, 0)
 
 
@@ -49,9 +49,6 @@ _MISSING_BEFORE_RANGE = {
     (2, 7, 0): "a tape autograd engine for torch's backward() (run_backward: it differentiates whole functions "
                "only), tensor storages on the CPU (untyped_storage), and the addresses of views (a view's "
                "data_ptr is its base's) that in-place writes through views need",
-    (2, 7, 1): "gradients through strided views (x[:, ::2] of a tensor in the autograd graph silently gets no "
-               "gradient, and as_strided's backward fails), counted writes through views (torch's check of "
-               "tensors saved for backward), and a data swap that keeps a tensor's autograd node (_update_data)",
 }
 
 
@@ -221,6 +218,21 @@ MASKED_FILL_BACKWARD_MULTIPLIES = VERSION < (2, 9, 0)
 # A storage moved into shared memory (`_share_fd_cpu_`) takes the views of it along in 2.9+; in 2.8 the views stay
 # on the old memory and no longer see writes through the base.
 SHARING_MOVES_VIEWS = VERSION >= (2, 9, 0)
+
+# A bfloat16 Zeros kernel on the CPU (2.8+; 2.7.x has none: a float32 zero cast to bfloat16 is the same zero).
+ZEROS_HAS_BFLOAT16 = VERSION >= (2, 8, 0)
+
+
+def zeros(shape, dtype):
+    """`mindspore.ops.zeros`, on every release for every dtype the shim uses."""
+    if dtype == mindspore.bfloat16 and not ZEROS_HAS_BFLOAT16:
+        return mindspore.ops.zeros(shape, mindspore.float32).astype(dtype)
+    return mindspore.ops.zeros(shape, dtype)
+
+
+# With synchronous dispatch, the tape's addition of a new gradient into a leaf's existing `.grad` corrupts the heap
+# (2.7.x-2.8.0; the process aborts later, at exit at the latest). The shim accumulates itself there.
+LEAF_ACCUMULATION_CORRUPTS_HEAP = VERSION < (2, 9, 0)
 
 # ---- process settings ----------------------------------------------------------------------------------------
 

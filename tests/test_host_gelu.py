@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 import mindnlp_shim.torch as mt
 from mindnlp_shim.torch._ops import host_gelu
 from mindnlp_shim.torch.nn import _lean_backward
-from conftest import SUBPROCESS_FLAG, real_torch, subprocess_fallback
+from conftest import SUBPROCESS_FLAG, real_torch, saved_tensors_of, subprocess_fallback
 
 rt = real_torch()
 if rt is None:
@@ -149,6 +149,6 @@ def test_gelu_second_derivative_is_refused_clearly():
 def test_gelu_keeps_one_saved_tensor():
     x = mt.randn(8, requires_grad=True)
     y = mt.nn.functional.gelu(x)
-    assert type(y.grad_fn).__name__.endswith("_HostGeluBackward") or "HostGelu" in type(y.grad_fn).__name__
-    assert len(y.grad_fn.saved_tensors) == 1
+    assert "HostGelu" in y.grad_fn.name()
+    assert len(saved_tensors_of(y.grad_fn)) == 1
     assert _lean_backward._HostGelu is not None

@@ -14,6 +14,7 @@ from mindspore import ops
 
 from . import _memory
 from ._runtime import ON_CPU
+from .. import _mindspore as _ms
 
 
 def plain_tensor(tensor):
@@ -22,7 +23,7 @@ def plain_tensor(tensor):
         return mindspore.Tensor.from_numpy(_memory.host_view(tensor))
     if tensor.dtype == mindspore.bool_:
         return ops.logical_and(tensor, True)
-    return ops.add(tensor, ops.zeros((), tensor.dtype))
+    return ops.add(tensor, _ms.zeros((), tensor.dtype))
 
 
 def plain_reshape(tensor, shape):

@@ -59,7 +59,7 @@ def _fresh_copy(value):
     """A copy that shares no storage with `value` (so later writes into either stay separate)."""
     if ON_CPU and value.dtype != mindspore.bfloat16:
         return mindspore.Tensor.from_numpy(value.asnumpy().copy())
-    return ops.add(value, ops.zeros((), value.dtype)) if value.dtype != mindspore.bool_ else \
+    return ops.add(value, _ms.zeros((), value.dtype)) if value.dtype != mindspore.bool_ else \
         ops.logical_and(value, True)
 
 
@@ -105,7 +105,7 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
         if converted._is_leaf and not converted._requires_grad and _ms.grad_enabled():
             # a value off the graph: torch still connects the old value, with a zero gradient (so the leaves
             # behind it get zeros, not None); a `where` on a false mask does that without touching the value
-            never = ops.zeros(converted._shape, mindspore.bool_)
+            never = _ms.zeros(converted._shape, mindspore.bool_)
             if converted._dtype is mindspore.bfloat16:  # (no bfloat16 Select kernel; the casts are exact)
                 converted = ops.where(never, tensor.astype(mindspore.float32),
                                       converted.astype(mindspore.float32)).astype(mindspore.bfloat16)

@@ -8,7 +8,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from . import _autograd_views, _backend, _dtype, _inplace
+from . import _autograd_views, _backend, _dtype, _inplace, _leaf_grads
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
@@ -112,6 +112,7 @@ def requires_grad_(self, requires_grad=True):
                            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
     self._requires_grad = bool(requires_grad)
     if requires_grad:
+        _leaf_grads.mark(self)
         _ensure_recording()  # an op error caught earlier may have switched tape recording off
     return self
 
@@ -506,6 +507,7 @@ def __deepcopy__(self, memo):
     new = Tensor(arr).astype(self.dtype) if self.dtype == mindspore.bfloat16 else Tensor(arr)
     if self._requires_grad:
         new._requires_grad = True
+        _leaf_grads.mark(new)
     if getattr(self, "_is_param", False):
         new._is_param = True
     if self._grad is not None:
@@ -525,6 +527,7 @@ def _rebuild_from_numpy(arr, dtype_name, requires_grad, is_param):
     t = Tensor(arr).astype(dtype) if Tensor(arr).dtype != dtype else Tensor(arr)
     if requires_grad:
         t._requires_grad = True
+        _leaf_grads.mark(t)
     if is_param:
         t._is_param = True
     return t
@@ -774,8 +777,8 @@ def _getitem_general(self, items):
 def _empty_on_graph(self, out):
     """An empty result of indexing `self`, recorded on self's graph: MindSpore's own is off the tape, or on it
     with a backward that fails for empty gathers (UnsortedSegmentSum)."""
-    anchor = ops.mul(ops.cat((self.reshape(-1), ops.zeros(1, self.dtype))).sum(), 0)  # a 0 on self's graph
-    return ops.add(ops.zeros(tuple(out.shape), out.dtype), anchor)
+    anchor = ops.mul(ops.cat((self.reshape(-1), _ms.zeros(1, self.dtype))).sum(), 0)  # a 0 on self's graph
+    return ops.add(_ms.zeros(tuple(out.shape), out.dtype), anchor)
 
 
 # Advanced indexing (GatherNd, nonzero) has no bf16 CPU kernel, nor has the backward of basic indexing

@@ -9,6 +9,7 @@ import functools
 
 import mindspore
 from mindspore import ops
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 
@@ -52,12 +53,12 @@ def _empty_stand_in():
         @staticmethod
         def forward(ctx, tensor, shape):
             ctx.operand = (tensor._shape, tensor.dtype)
-            return ops.zeros(shape, tensor.dtype)
+            return _ms.zeros(shape, tensor.dtype)
 
         @staticmethod
         def backward(ctx, grad):
             shape, dtype = ctx.operand
-            return ops.zeros(shape, dtype), None
+            return _ms.zeros(shape, dtype), None
 
     return EmptyStandIn
 

@@ -16,6 +16,7 @@ from ._util import no_kernel, Tensor, type_name, write_out
 from .._runtime import grad_enabled
 from ..autograd.function import Function
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 
 def _float_default(dtype):
@@ -29,7 +30,7 @@ def block_diag(*tensors):
     if any(m.ndim != 2 for m in mats):
         raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions")
     if not mats:
-        return ops.zeros((1, 0), _dtype.get_default_dtype())
+        return _ms.zeros((1, 0), _dtype.get_default_dtype())
     from ._util import result_dtype
 
     dt = result_dtype([m.dtype for m in mats])
@@ -37,9 +38,9 @@ def block_diag(*tensors):
     rows, left = [], 0
     for m in mats:
         m = m.astype(dt) if m.dtype != dt else m
-        parts = [p for p in (ops.zeros((m.shape[0], left), dt), m,
-                             ops.zeros((m.shape[0], total - left - m.shape[1]), dt)) if p.shape[1]]
-        rows.append(sh.cat(parts, 1) if len(parts) > 1 else parts[0] if parts else ops.zeros((m.shape[0], 0), dt))
+        parts = [p for p in (_ms.zeros((m.shape[0], left), dt), m,
+                             _ms.zeros((m.shape[0], total - left - m.shape[1]), dt)) if p.shape[1]]
+        rows.append(sh.cat(parts, 1) if len(parts) > 1 else parts[0] if parts else _ms.zeros((m.shape[0], 0), dt))
         left += m.shape[1]
     return sh.cat(rows, 0)
 
@@ -64,11 +65,11 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return ops.zeros((0,), input.dtype)
+        return _ms.zeros((0,), input.dtype)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.asarray(list(pick(range(input.shape[0]), r)), np.int64).reshape(-1, r)
     if idx.shape[0] == 0:
-        return ops.zeros((0, r), input.dtype)
+        return _ms.zeros((0, r), input.dtype)
     from .indexing import index_select
 
     return sh.stack([index_select(input, 0, Tensor(idx[:, k])) for k in range(r)], 1)

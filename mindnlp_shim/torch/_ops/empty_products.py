@@ -9,6 +9,7 @@ import numpy as np
 from mindspore import ops
 
 from ..autograd.function import Function
+from ... import _mindspore as _ms
 
 
 def has_empty(a, b):
@@ -43,12 +44,12 @@ class _EmptyProduct(Function):
     @staticmethod
     def forward(ctx, a, b, shape):
         ctx.shapes = (tuple(a.shape), a.dtype, tuple(b.shape), b.dtype)
-        return ops.zeros(shape, a.dtype)
+        return _ms.zeros(shape, a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
         a_shape, a_dtype, b_shape, b_dtype = ctx.shapes
-        return ops.zeros(a_shape, a_dtype), ops.zeros(b_shape, b_dtype), None
+        return _ms.zeros(a_shape, a_dtype), _ms.zeros(b_shape, b_dtype), None
 
 
 def empty_product(a, b, shape):

@@ -7,6 +7,7 @@ from . import host_scatter_add as _host_scatter_add
 from . import host_small
 from ._util import Tensor, any_outside, index_range, type_name, wrap_dim, write_out
 from .._runtime import DEVICE_TARGET
+from ... import _mindspore as _ms
 
 _INDEX_DTYPES = frozenset({mindspore.int64, mindspore.int32})
 
@@ -204,7 +205,7 @@ def index_fill(input, dim, index, value):
     index = ops.where(ops.lt(index, 0), ops.add(index, size), index)
     mask_shape = [1] * input.ndim
     mask_shape[dim] = input.shape[dim]
-    mask = ops.zeros(input.shape[dim], mindspore.bool_)
+    mask = _ms.zeros(input.shape[dim], mindspore.bool_)
     mask = ops.tensor_scatter_elements(mask.astype(mindspore.int32), index.reshape(-1),
                                        ops.ones(index.numel(), mindspore.int32), 0).astype(mindspore.bool_)
     from .pointwise import masked_fill
@@ -235,12 +236,12 @@ def nonzero(input, *, as_tuple=False, out=None):
     if out is not None:
         return write_out(out, nonzero(input), "nonzero", exact=True, differentiable=False)
     if input.ndim == 0:  # (MindSpore's kernel fails on rank 0: torch's answer is 1 or 0 rows of no coordinates)
-        idx = ops.zeros((int(bool(input)), 0), mindspore.int64)
+        idx = _ms.zeros((int(bool(input)), 0), mindspore.int64)
     else:
         idx = ops.nonzero(input).astype(mindspore.int64)
     if as_tuple:
         if input.ndim == 0:
-            return (ops.zeros(int(bool(input)), mindspore.int64),)
+            return (_ms.zeros(int(bool(input)), mindspore.int64),)
         return tuple(idx[:, i] for i in range(input.ndim))
     return idx
 

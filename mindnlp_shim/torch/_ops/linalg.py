@@ -14,6 +14,7 @@ from .pointwise import _exact_scalar
 from .pointwise import abs as _abs
 from .._runtime import grad_enabled
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 
 def _product(kernel, a, b, name):
@@ -321,7 +322,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if ord == 0:
         count = _sum(ops.not_equal(x, 0).astype(x.dtype), dim, keepdim)
         if grad_enabled() and (x._requires_grad or not x._is_leaf):  # (in the graph with a zero gradient)
-            count = ops.where(ops.zeros(count.shape, mindspore.bool_), _sum(a, dim, keepdim), count)
+            count = ops.where(_ms.zeros(count.shape, mindspore.bool_), _sum(a, dim, keepdim), count)
         return count
     if ord == 1:
         return _sum(a, dim, keepdim)
@@ -398,18 +399,18 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
                            f"{tuple(A.shape[-2:])} matrices")
     batch = tuple(A.shape[:-2])
     if A.numel() == 0:
-        return cholesky_ex_result(ops.zeros(tuple(A.shape), A.dtype), ops.zeros(batch, mindspore.int32))
+        return cholesky_ex_result(_ms.zeros(tuple(A.shape), A.dtype), _ms.zeros(batch, mindspore.int32))
     sym = _triangle_as_symmetric(A, upper)
     whole = _factor_one(sym, upper)
     if whole is not None:
-        return cholesky_ex_result(whole, ops.zeros(batch, mindspore.int32))
+        return cholesky_ex_result(whole, _ms.zeros(batch, mindspore.int32))
     # some matrix of the batch has no factor: factor them one at a time to tell which
     flat = sym.reshape(-1, *A.shape[-2:])
     factors, infos = [], []
     for i in range(flat.shape[0]):
         factor = _factor_one(flat[i], upper)
         infos.append(0 if factor is not None else _failed_minor(flat[i], upper))
-        factors.append(factor if factor is not None else ops.zeros(tuple(A.shape[-2:]), A.dtype))
+        factors.append(factor if factor is not None else _ms.zeros(tuple(A.shape[-2:]), A.dtype))
     info = mindspore.Tensor(infos, mindspore.int32).reshape(batch)
     if check_errors:
         first = next(i for i, v in enumerate(infos) if v)

@@ -23,6 +23,7 @@ from ..autograd.function import Function
 from . import shape as sh
 from ._util import Tensor, write_outs
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 _qr_result = return_type("linalg_qr", ["Q", "R"])
 _cholesky_ex_result = return_type("linalg_cholesky_ex", ["L", "info"])
@@ -114,8 +115,8 @@ class _QR(Function):
         if m < n or (ctx.mode == "complete" and m > n):
             raise NotImplementedError(f"the derivative of torch.linalg.qr for {m}x{n} matrices in mode "
                                       f"'{ctx.mode}' is not supported by mindnlp-shim (only m >= n, reduced)")
-        grad_Q = grad_Q if grad_Q is not None else ops.zeros(tuple(Q.shape), Q.dtype)
-        grad_R = grad_R if grad_R is not None else ops.zeros(tuple(R.shape), R.dtype)
+        grad_Q = grad_Q if grad_Q is not None else _ms.zeros(tuple(Q.shape), Q.dtype)
+        grad_R = grad_R if grad_R is not None else _ms.zeros(tuple(R.shape), R.dtype)
         M = ops.sub(ops.matmul(R, _mH(grad_R)), ops.matmul(_mH(grad_Q), Q))
         M = ops.add(sh.tril(M), _mH(sh.tril(M, -1)))  # copyltu
         C = ops.add(grad_Q, ops.matmul(Q, M))
@@ -134,7 +135,7 @@ def qr(A, mode="reduced", *, out=None):
         raise RuntimeError(f"linalg.qr: The input tensor A must have at least 2 dimensions.")
     Q, R = _QR.apply(A, mode)
     if mode == "r":
-        return _qr_result(ops.zeros((0,), A.dtype), R)
+        return _qr_result(_ms.zeros((0,), A.dtype), R)
     return _qr_result(Q, R)
 
 
@@ -157,11 +158,11 @@ class _Eigh(Function):
     def backward(ctx, grad_w, grad_v):
         w, V = ctx.saved_tensors
         n = w.shape[-1]
-        inner = ops.zeros(tuple(V.shape), V.dtype)
+        inner = _ms.zeros(tuple(V.shape), V.dtype)
         if grad_v is not None:
             gap = ops.sub(sh.unsqueeze(w, -2), sh.unsqueeze(w, -1))  # λ_j - λ_i
             eye = ops.eye(n, n, mindspore.bool_)
-            F = ops.where(eye, ops.zeros((), w.dtype), ops.reciprocal(ops.where(eye, ops.ones((), w.dtype), gap)))
+            F = ops.where(eye, _ms.zeros((), w.dtype), ops.reciprocal(ops.where(eye, ops.ones((), w.dtype), gap)))
             inner = ops.mul(F, ops.matmul(_mH(V), grad_v))
         if grad_w is not None:
             inner = ops.add(inner, ops.mul(sh.unsqueeze(grad_w, -1), ops.eye(n, n, w.dtype)))
@@ -212,7 +213,7 @@ class _Eig(Function):
         w, V = ctx.saved_tensors
         n = w.shape[-1]
         Vh = _mH(V)
-        inner = ops.zeros(tuple(V.shape), V.dtype)
+        inner = _ms.zeros(tuple(V.shape), V.dtype)
         if grad_v is not None:
             VhgV = ops.matmul(Vh, grad_v)
             real_diag = ops.real(ops.diagonal(VhgV, 0, -2, -1)).astype(V.dtype)
@@ -221,7 +222,7 @@ class _Eig(Function):
             gap = ops.conj(ops.sub(sh.unsqueeze(w, -2), sh.unsqueeze(w, -1)))  # conj(λ_j - λ_i)
             eye = ops.eye(n, n, mindspore.bool_)
             gap = ops.where(eye, ops.ones((), gap.dtype), gap)
-            inner = ops.where(eye, ops.zeros((), V.dtype), ops.div(VhgV, gap))
+            inner = ops.where(eye, _ms.zeros((), V.dtype), ops.div(VhgV, gap))
         if grad_w is not None:
             inner = ops.add(inner, ops.mul(sh.unsqueeze(grad_w, -1), ops.eye(n, n, V.dtype)))
         grad_A = _solve(Vh, ops.matmul(inner, Vh))  # V⁻ᴴ (inner) Vᴴ

@@ -13,6 +13,7 @@ from ..autograd.function import Function, first_order_only
 from . import matrix, shape as sh
 from ._util import Tensor, write_outs
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 _lu_factor_result = return_type("linalg_lu_factor", ["LU", "pivots"])
 _lu_factor_ex_result = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -125,9 +126,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     if out is not None:
         return write_outs(out, lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots), "lu_unpack")
     m, n = LU_data.shape[-2], LU_data.shape[-1]
-    L, U = _unpacked(LU_data, m, n) if unpack_data else (ops.zeros((0,), LU_data.dtype),) * 2
+    L, U = _unpacked(LU_data, m, n) if unpack_data else (_ms.zeros((0,), LU_data.dtype),) * 2
     P = Tensor(_permutations(LU_pivots.asnumpy(), m, mindspore.dtype_to_nptype(LU_data.dtype))) \
-        if unpack_pivots else ops.zeros((0,), LU_data.dtype)
+        if unpack_pivots else _ms.zeros((0,), LU_data.dtype)
     return _lu_unpack_result(P, L, U)
 
 

@@ -8,6 +8,7 @@ from mindspore import ops
 from .. import _dtype
 from . import linalg as products, matrix, pointwise as pw, reduction as red, shape as sh
 from ._util import write_out
+from ... import _mindspore as _ms
 
 _INF = float("inf")
 
@@ -145,7 +146,7 @@ def vander(x, N=None):
     if x.ndim < 1:
         raise RuntimeError("x must have at least one dimension.")
     if n == 0:
-        return ops.zeros(tuple(x.shape) + (0,), x.dtype)
+        return _ms.zeros(tuple(x.shape) + (0,), x.dtype)
     ones = ops.ones(tuple(x.shape) + (1,), x.dtype)
     if n == 1:
         return ones

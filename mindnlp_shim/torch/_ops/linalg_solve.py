@@ -16,6 +16,7 @@ from ..autograd.function import Function
 from . import matrix, pointwise as pw, reduction as red, shape as sh
 from ._util import Tensor, write_out, write_outs
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 _solve_ex_result = return_type("linalg_solve_ex", ["result", "info"])
 _inv_ex_result = return_type("linalg_inv_ex", ["inverse", "info"])
@@ -104,9 +105,9 @@ def _solve_values(A, B, left):
 
 def _checked_solve(A, B):
     """(X, info) for batches of the same shape; the matrices MatrixSolve refuses as singular get NaN."""
-    no_info = ops.zeros(tuple(A.shape[:-2]), mindspore.int32)
+    no_info = _ms.zeros(tuple(A.shape[:-2]), mindspore.int32)
     if not (A.numel() and B.numel()):
-        return ops.zeros(tuple(B.shape), B.dtype), no_info
+        return _ms.zeros(tuple(B.shape), B.dtype), no_info
     try:
         return _Solve.apply(A, B), no_info
     except ValueError as exc:
@@ -194,7 +195,7 @@ def _cutoff(S, atol, rtol, default_rtol):
     """max(atol, rtol * σ_max) per matrix, with torch's defaults (rtol = eps * max(m, n) when neither given)."""
     if rtol is None:
         rtol = default_rtol if atol is None or (isinstance(atol, (int, float)) and atol <= 0) else 0.0
-    top = red.amax(S, -1, keepdim=True) if S.shape[-1] else ops.zeros(tuple(S.shape[:-1]) + (1,), S.dtype)
+    top = red.amax(S, -1, keepdim=True) if S.shape[-1] else _ms.zeros(tuple(S.shape[:-1]) + (1,), S.dtype)
     cut = pw.mul(top, rtol)
     return pw.maximum(cut, atol if isinstance(atol, Tensor) else ops.full((), atol or 0.0, dtype=S.dtype)) \
         if atol is not None else cut
@@ -208,7 +209,7 @@ class _PinvFunction(Function):
     def forward(ctx, A, atol, rtol):
         U, S, V = matrix.svd(A, some=True)  # (torch.svd's V, not Vᴴ)
         keep = pw.gt(S, _cutoff(S, atol, rtol, _default_rtol(A)))
-        inv_s = pw.where(keep, pw.reciprocal(pw.where(keep, S, ops.ones((), S.dtype))), ops.zeros((), S.dtype))
+        inv_s = pw.where(keep, pw.reciprocal(pw.where(keep, S, ops.ones((), S.dtype))), _ms.zeros((), S.dtype))
         P = ops.matmul(pw.mul(V, sh.unsqueeze(inv_s, -2)), sh.transpose(U, -2, -1))
         ctx.save_for_backward(A, P)
         return P
@@ -240,7 +241,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         # general one, as torch's)
         A = ops.add(sh.tril(A), sh.transpose(sh.tril(A, -1), -2, -1))
     if not A.numel():
-        return ops.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), A.dtype)
+        return _ms.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), A.dtype)
     return _PinvFunction.apply(A, atol, rtol)
 
 
@@ -258,7 +259,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         float(np.finfo(mindspore.dtype_to_nptype(_real_dtype(A.dtype))).eps) * max(m, n)
     X = ops.matmul(pinv(A, rtol=rtol), Bm)
     S = matrix.svd(A.detach() if hasattr(A, "detach") else A, compute_uv=False).S
-    S_out = S if driver in ("gelsd", "gelss") else ops.zeros((0,), S.dtype)
+    S_out = S if driver in ("gelsd", "gelss") else _ms.zeros((0,), S.dtype)
     rank = red.sum(pw.gt(S, _cutoff(S, None, rtol, rtol)), -1).astype(mindspore.int64)
     full_rank = bool((rank == min(m, n)).all()) if S.numel() else True
     if driver != "gelsy" and m > n and full_rank:
@@ -266,9 +267,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
         residuals = red.sum(pw.mul(residual, residual), -2)
         residuals = residuals.reshape(tuple(residuals.shape[:-1])) if vector else residuals
     else:
-        residuals = ops.zeros((0,), A.dtype)
+        residuals = _ms.zeros((0,), A.dtype)
     if driver == "gels":
-        rank = ops.zeros((0,), mindspore.int64)
+        rank = _ms.zeros((0,), mindspore.int64)
     return _lstsq_result(sh.squeeze(X, -1) if vector else X, residuals, rank, S_out)
 
 

@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ._util import no_kernel, type_name, wrap_dim, write_out
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 _svd_result = return_type("svd", ["U", "S", "V"])
 _slogdet_result = return_type("slogdet", ["sign", "logabsdet"])
@@ -23,8 +24,8 @@ def _shift_square(square, offset):
         return square
     n, k = square.shape[-1], abs(offset)
     lead = tuple(square.shape[:-2])
-    cols = ops.zeros(lead + (n, k), square.dtype)
-    rows = ops.zeros(lead + (k, n + k), square.dtype)
+    cols = _ms.zeros(lead + (n, k), square.dtype)
+    rows = _ms.zeros(lead + (k, n + k), square.dtype)
     if offset > 0:  # above the main diagonal: zero columns on the left, zero rows below
         return sh.cat((sh.cat((cols, square), -1), rows), -2)
     return sh.cat((rows, sh.cat((square, cols), -1)), -2)  # below: zero rows on top, zero columns on the right
@@ -78,7 +79,7 @@ def svd(input, some=True, compute_uv=True):
         s = _svd_gradient.ReducedSvd.apply(input)[1] if exact_grad else ops.svd(input, compute_uv=False)
         m, n = input.shape[-2], input.shape[-1]
         lead = tuple(input.shape[:-2])
-        return _svd_result(ops.zeros(lead + (m, m), input.dtype), s, ops.zeros(lead + (n, n), input.dtype))
+        return _svd_result(_ms.zeros(lead + (m, m), input.dtype), s, _ms.zeros(lead + (n, n), input.dtype))
     if exact_grad and (some or input.shape[-2] == input.shape[-1]):
         return _svd_result(*_svd_gradient.ReducedSvd.apply(input))
     s, u, v = ops.svd(input, full_matrices=not some, compute_uv=True)
@@ -212,7 +213,7 @@ def _scaled_sum(input, product, beta, alpha):
     if alpha != 1:
         product = pw.mul(product, alpha)
     if beta == 0:
-        return pw.add(product, ops.zeros(tuple(input.shape), product.dtype))  # (input's shape still broadcasts)
+        return pw.add(product, _ms.zeros(tuple(input.shape), product.dtype))  # (input's shape still broadcasts)
     return pw.add(input if beta == 1 else pw.mul(input, beta), product)
 
 

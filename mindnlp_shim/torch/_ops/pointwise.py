@@ -58,6 +58,9 @@ def _promoted(input, other, to_float=False):
     return input, other
 
 
+_HALF = (mindspore.float16, mindspore.bfloat16)
+
+
 def _exact_scalar(value, like):
     """A Python number as an operand beside the float64 tensor `like`: a float64 0-d tensor, since MindSpore's
     kernels take a Python scalar as float32 (alpha=0.1 became 0.10000000149011612)."""
@@ -217,7 +220,7 @@ def div(input, other, *, rounding_mode=None, out=None):
             out = floor_divide(input, other)
         for operand in (input, other):
             if _tracks_grad(operand):
-                out = ops.where(ops.zeros(out.shape, mindspore.bool_), operand.astype(out.dtype), out)
+                out = ops.where(_ms.zeros(out.shape, mindspore.bool_), operand.astype(out.dtype), out)
         return out
     if rounding_mode == "trunc":
         _check_integer_divisor(input, other)
@@ -379,7 +382,7 @@ def _base_without_zero_exponents(base, exponent):
     if isinstance(exponent, TensorPy):
         return ops.where(ops.equal(exponent, 0), ops.ones_like(base), base)
     if exponent == 0:
-        return ops.where(ops.zeros(base.shape, mindspore.bool_), base, ops.ones_like(base))
+        return ops.where(_ms.zeros(base.shape, mindspore.bool_), base, ops.ones_like(base))
     return base
 
 
@@ -551,7 +554,7 @@ def _relu(input):
         return ops.relu(input)
     # x where it is not <= 0: NaN stays NaN with its gradient passing, 0 at 0 (torch's values and gradients;
     # MindSpore's ReLU kernel gives 0 for NaN), in two kernels
-    return ops.where(ops.le(input, 0), ops.zeros((), input.dtype), input)
+    return ops.where(ops.le(input, 0), _ms.zeros((), input.dtype), input)
 
 
 relu = _unary_without_out(_relu, "relu")
@@ -923,7 +926,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     product = ops.mul(tensor1, tensor2)
     _check_opmath_scalar(value, product._dtype)
     # (the shim's add: ops.add's backward into a leaf `input` needs a Clone kernel the CPU lacks)
-    return add(input, ops.mul(product, _exact_scalar(value, product)))
+    return add(input, _scaled(product, value))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
@@ -931,7 +934,15 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
     ratio = quotient(tensor1, tensor2)
     _check_opmath_scalar(value, ratio._dtype)
-    return add(input, ops.mul(ratio, _exact_scalar(value, ratio)))
+    return add(input, _scaled(ratio, value))
+
+
+def _scaled(tensor, value):
+    """`tensor * value` for addcmul/addcdiv: a half-precision tensor is scaled in float32, as torch's opmath does
+    (MindSpore 2.7 casts the scalar to float16 first: 0 * 1e6 became 0 * inf = nan)."""
+    if tensor._dtype in _HALF and not isinstance(value, (TensorPy, bool)):
+        return ops.mul(tensor.astype(mindspore.float32), value).astype(tensor._dtype)
+    return ops.mul(tensor, _exact_scalar(value, tensor))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):

@@ -11,6 +11,7 @@ from ._util import no_kernel, out_dtype, Tensor, type_name, wrap_dim, write_out,
 from .._runtime import ON_CPU, grad_enabled
 from ..autograd.function import Function, first_order_only
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 # a set: `dtype in` costs one hash, where a tuple costs one Python-level dtype comparison per entry
 _INTEGRAL_TO_LONG = frozenset({mindspore.bool_, mindspore.int8, mindspore.int16, mindspore.int32, mindspore.uint8})
@@ -43,7 +44,7 @@ def _empty_reduction(input, dim, keepdim, fill, dtype):
     out = ops.fill(dtype, tuple(shape), fill)
     if (input._requires_grad or not input._is_leaf) and dtype in (input.dtype, mindspore.float32, mindspore.float64):
         # stay in the graph (torch: `x[empty_mask].sum().backward()` works and gives zero gradients)
-        zero = mint.sum(ops.cat((input.reshape(-1).astype(dtype), ops.zeros(1, dtype))))
+        zero = mint.sum(ops.cat((input.reshape(-1).astype(dtype), _ms.zeros(1, dtype))))
         out = ops.add(out, ops.mul(zero, 0))
     return out
 
@@ -190,7 +191,7 @@ def _max_min(ms_reduce, ms_elementwise, name):
         if 0 in input._shape:  # (MindSpore's kernels refuse empty input; torch's answer is empty or an error)
             _check_extreme_dims(input, dim, name)
             values = sum(input, dim, keepdim)  # (empty, and in the graph when input is)
-            return result_type(values.astype(input.dtype), ops.zeros(values._shape, mindspore.int64))
+            return result_type(values.astype(input.dtype), _ms.zeros(values._shape, mindspore.int64))
         values, indices = ms_reduce(input, dim, keepdim)
         dim = wrap_dim(dim, len(input._shape))
         return result_type(*_nan_slices(input, values, dim, keepdim, indices.astype(mindspore.int64)))
@@ -263,7 +264,7 @@ def _arg_extreme_of_empty(input, dim, keepdim, name):
     _check_extreme_dims(input, dim, name)
     dim = wrap_dim(dim, input.ndim)
     shape = tuple(1 if i == dim else n for i, n in enumerate(input._shape) if keepdim or i != dim)
-    return ops.zeros(shape, mindspore.int64)
+    return _ms.zeros(shape, mindspore.int64)
 
 
 def argmax(input, dim=None, keepdim=False, *, out=None):
@@ -353,7 +354,7 @@ def std(input, dim=None, *, correction=1, keepdim=False, unbiased=None, out=None
     # torch's backward gives a zero standard deviation a zero gradient (sqrt's own would be 0 * inf = nan):
     # the root of 1 stands in there, and the outer select sends it no gradient
     nonzero = ops.not_equal(v, 0)
-    return ops.where(nonzero, ops.sqrt(ops.where(nonzero, v, ops.ones((), v.dtype))), ops.zeros((), v.dtype))
+    return ops.where(nonzero, ops.sqrt(ops.where(nonzero, v, ops.ones((), v.dtype))), _ms.zeros((), v.dtype))
 
 
 def var_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
@@ -400,7 +401,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
         return ops.cumsum(input.reshape(1), 0).reshape(())
     if 0 in input.shape:  # (MindSpore's kernel fails on an empty tensor, or dies of a division by zero)
         wrap_dim(dim, input.ndim)
-        return ops.mul(input, ops.zeros((), input.dtype))  # (empty, and in the graph when input is)
+        return ops.mul(input, _ms.zeros((), input.dtype))  # (empty, and in the graph when input is)
     if input.dtype == mindspore.float16:  # torch accumulates in float32 (a float16 running sum drifts: 0.11 off)
         return ops.cumsum(input.astype(mindspore.float32), dim).astype(mindspore.float16)
     return ops.cumsum(input, dim)
@@ -500,7 +501,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         dim = wrap_dim(dim, input.ndim)
         shape = tuple(0 if i == dim else n for i, n in enumerate(input._shape))
         values = ops.broadcast_to(ops.mul(ops.reduce_sum(input), 0).astype(input.dtype), shape)  # (in the graph)
-        return _TOPK_RESULT(values, ops.zeros(shape, mindspore.int64))
+        return _TOPK_RESULT(values, _ms.zeros(shape, mindspore.int64))
     if dim not in (-1, input.ndim - 1):
         moved = input.swapaxes(dim, -1)
         values, indices = topk(moved, k, -1, largest, sorted)
@@ -581,9 +582,9 @@ def _unique_of_empty(input, dim, return_inverse, return_counts):
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     out = [ops.reshape(input, shape)]
     if return_inverse:
-        out.append(ops.zeros((0,), mindspore.int64))
+        out.append(_ms.zeros((0,), mindspore.int64))
     if return_counts:
-        out.append(ops.zeros((0,), mindspore.int64))
+        out.append(_ms.zeros((0,), mindspore.int64))
     return out[0] if len(out) == 1 else tuple(out)
 
 

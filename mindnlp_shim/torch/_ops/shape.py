@@ -320,7 +320,7 @@ def _empty_like_result(x, shape):
     as torch's; MindSpore's kernels (Tile, a gather's gradient) fail on empty operands."""
     if x._requires_grad:
         return ops.broadcast_to(ops.mul(ops.reduce_sum(x), 0), shape)
-    return ops.zeros(shape, x.dtype)
+    return _ms.zeros(shape, x.dtype)
 
 
 def tile(input, dims):
@@ -442,7 +442,7 @@ def _cat_of_one(kept, tensors):
         return clone(kept)
     # no Clone kernel for an empty tensor; one that requires grad gives a result in the graph, as torch's
     if not kept._requires_grad:
-        return ops.zeros(kept._shape, kept._dtype)
+        return _ms.zeros(kept._shape, kept._dtype)
     if kept._dtype is mindspore.bfloat16:  # (MindSpore 2.8 has no bfloat16 Mul kernel; the casts are exact)
         return ops.mul(kept.astype(mindspore.float32), 0).astype(mindspore.bfloat16)
     return ops.mul(kept, 0)

@@ -15,6 +15,7 @@ from .. import _dtype
 from ..autograd.function import Function, first_order_only
 from . import pointwise as pw
 from ._util import dtype_category, no_kernel, result_dtype, Tensor, type_name, write_out
+from ... import _mindspore as _ms
 
 _HALF = (mindspore.float16, mindspore.bfloat16)
 
@@ -256,7 +257,7 @@ def hardshrink(input, lambd=0.5):
         raise no_kernel("hardshrink_cpu", input.dtype)
     # 0 on [-lambd, lambd], both ends included; NaN is outside and passes (|x| > lambd would zero it)
     inside = pw.logical_and(pw.ge(input, -lambd), pw.le(input, lambd))
-    return pw.where(inside, ops.zeros((), input.dtype), input)
+    return pw.where(inside, _ms.zeros((), input.dtype), input)
 
 
 def positive(input):
@@ -274,7 +275,7 @@ def xlogy(input, other):
     log_other = pw.log(other)
     zero_input = pw.logical_and(pw.eq(input, 0), pw.logical_not(pw.isnan(other)))
     zero = pw.logical_and(zero_input, pw.logical_not(pw.isfinite(log_other)))
-    product = pw.mul(input, pw.where(zero, ops.zeros((), log_other.dtype), log_other))
+    product = pw.mul(input, pw.where(zero, _ms.zeros((), log_other.dtype), log_other))
     return pw.where(zero_input, pw.add(product, 0.0), product)
 
 
@@ -282,7 +283,7 @@ def _log_add(input, other, exp_fn, log1p_fn):
     big = pw.maximum(input, other)
     gap = pw.neg(pw.abs(pw.sub(input, other)))
     same_inf = pw.logical_and(pw.isinf(big), pw.eq(input, other))  # (inf - inf would be NaN)
-    gap = pw.where(same_inf, ops.zeros((), gap.dtype), gap)
+    gap = pw.where(same_inf, _ms.zeros((), gap.dtype), gap)
     return pw.where(same_inf, input, pw.add(big, log1p_fn(exp_fn(gap))))
 
 
@@ -407,7 +408,7 @@ def nextafter(input, other, *, out=None):
     x = _as(input, value.dtype)
     out = ops.add(x, ops.stop_gradient(ops.sub(value, x)))
     if other.requires_grad:  # a select on an all-false mask: other joins the graph with a zero gradient
-        out = ops.where(ops.zeros(out.shape, mindspore.bool_), _as(other, value.dtype), out)
+        out = ops.where(_ms.zeros(out.shape, mindspore.bool_), _as(other, value.dtype), out)
     return out
 signbit = _numpy_op(np.signbit, result=lambda dt: mindspore.bool_)
 
@@ -465,7 +466,7 @@ def angle(input):
         return ops.angle(input)
     x = _as(input, _float_dtype(input.dtype))
     # pi for negatives, 0 otherwise, NaN stays NaN; the gradient is 0 (torch's for real inputs)
-    zero = ops.zeros((), x.dtype)
+    zero = _ms.zeros((), x.dtype)
     return pw.where(pw.isnan(x), x, pw.where(pw.lt(x, 0), zero + math.pi, zero))
 
 

@@ -16,6 +16,7 @@ from ._util import no_kernel, out_dtype, Tensor, wrap_dim, write_out
 from ..autograd.function import Function
 from .._runtime import grad_enabled
 from ..return_types import return_type
+from ... import _mindspore as _ms
 
 _median_result = return_type("median", ["values", "indices"])
 _nanmedian_result = return_type("nanmedian", ["values", "indices"])
@@ -179,7 +180,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if dtype is not None:
         input = ops.cast(input, dtype)
     nan = pw.isnan(input)
-    total = red.sum(pw.where(nan, ops.zeros((), input.dtype), input), dim, keepdim)
+    total = red.sum(pw.where(nan, _ms.zeros((), input.dtype), input), dim, keepdim)
     count = red.sum(ops.cast(pw.logical_not(nan), input.dtype), dim, keepdim)
     return pw.div(total, count)
 

@@ -197,7 +197,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     if _autograd_views._tracked(self) or (isinstance(source, Tensor) and _autograd_views._tracked(source)):
         raise NotImplementedError("torch.Tensor.set_ inside the autograd graph is not supported by mindnlp-shim")
     if source is None:
-        _inplace.swap_data(self, ops.zeros((0,), self.dtype))
+        _inplace.swap_data(self, _ms.zeros((0,), self.dtype))
         return self
     if not isinstance(source, Tensor):
         source = _storage_tensor(source, self.dtype)

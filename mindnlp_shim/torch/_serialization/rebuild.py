@@ -17,7 +17,7 @@ import numpy as np
 from mindspore import ops
 
 from ... import _mindspore as _ms
-from .. import _dtype
+from .. import _dtype, _leaf_grads
 
 _STORAGE_DTYPES = {name: dt for dt, name in _dtype.STORAGE_NAMES.items()}
 _INT64 = 2 ** 63
@@ -207,6 +207,7 @@ def _mark_requires_grad(tensor, requires_grad):
             raise RuntimeError(f"only Tensors of floating point and complex dtype can require gradients (the "
                                f"checkpoint marks a {tensor.dtype!r} tensor)")
         tensor._requires_grad = True
+        _leaf_grads.mark(tensor)
     return tensor
 
 

@@ -2,6 +2,7 @@
 import mindspore
 from mindspore import ops
 
+from .. import _leaf_grads
 from .._out_of_memory import reraise_if_out_of_memory
 from .._runtime import ensure_recording
 from ... import _mindspore as _ms
@@ -61,12 +62,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _grad_outputs(tensors, grad_tensors)
     keep = create_graph if retain_graph is None else retain_graph
     ensure_recording()
+    held = _leaf_grads.take_grads()
     try:
         _ms.run_backward(tensors, grads, bool(keep), bool(create_graph), _as_tuple(inputs))
     except (RuntimeError, MemoryError) as exc:
         _queued_callbacks.clear()
         reraise_if_out_of_memory(exc)
         raise
+    finally:
+        _leaf_grads.give_back(held)
     _run_queued_callbacks()
 
 

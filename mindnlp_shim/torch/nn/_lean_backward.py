@@ -516,7 +516,7 @@ def log_softmax(x, axis):
         if x._dtype == mindspore.bfloat16:
             return ops.cast(log_softmax(ops.cast(x, mindspore.float32), axis), mindspore.bfloat16)
         if 0 in x._shape:  # (torch returns an empty result of an integer type)
-            return ops.zeros(x._shape, x._dtype)
+            return _ms.zeros(x._shape, x._dtype)
         from .._ops._util import type_name
 
         raise NotImplementedError(f'"log_softmax_lastdim_kernel_impl" not implemented for \'{type_name(x.dtype)}\'')

@@ -192,7 +192,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if weight is None:
         weight = ops.ones(normalized_shape, input.dtype)
     if bias is None:
-        bias = ops.zeros(normalized_shape, input.dtype)
+        bias = _ms.zeros(normalized_shape, input.dtype)
     # gamma goes in as an op's output, never as the leaf parameter itself: measured on MindSpore 2.10, when a
     # leaf gamma equals an earlier gamma that was written in place while a detached alias of it was alive
     # (a fresh LayerNorm in a second model after training a first one while holding its state_dict), the
@@ -936,7 +936,7 @@ def _additive_attention_mask(query, key, attn_mask, is_causal):
 
 def _additive_form(attn_mask, dtype):
     if attn_mask.dtype == mindspore.bool_:
-        attn_mask = ops.masked_fill(ops.zeros(attn_mask.shape, dtype), ops.logical_not(attn_mask), float("-inf"))
+        attn_mask = ops.masked_fill(_ms.zeros(attn_mask.shape, dtype), ops.logical_not(attn_mask), float("-inf"))
     attn_mask = ops.cast(attn_mask, dtype) if attn_mask.dtype != dtype else attn_mask
     return _without_fully_masked_rows(attn_mask)
 
@@ -1126,7 +1126,7 @@ class _AxisTaps(_Function):
     def backward(ctx, grad):
         dim, (_, _, adj_index, adj_weight) = ctx.dim, ctx.taps
         pad_shape = tuple(grad.shape[:dim]) + (1,) + tuple(grad.shape[dim + 1:])
-        padded = ops.concat((grad, ops.zeros(pad_shape, grad.dtype)), dim)  # index out_size reads this zero
+        padded = ops.concat((grad, _ms.zeros(pad_shape, grad.dtype)), dim)  # index out_size reads this zero
         return _apply_taps(padded, dim, adj_index, adj_weight), None, None
 
 

@@ -12,7 +12,7 @@ Deep copies and pickles of a parameter stay parameters: the Tensor class's `__de
 import mindspore
 import numpy as np
 
-from .. import _dtype, _runtime
+from .. import _dtype, _leaf_grads, _runtime
 
 Tensor = mindspore.Tensor
 
@@ -60,6 +60,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
         param = _share_detached(data)
         param._is_param = True
         param._requires_grad = requires_grad
+        if requires_grad:
+            _leaf_grads.mark(param)
         if getattr(data, "_is_meta", False):  # (a parameter made on the meta device stays there)
             param._is_meta = True
         return param
@@ -84,6 +86,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         requires_grad = bool(getattr(data, "_requires_grad", False))
         buf = _share_detached(data)
         buf._requires_grad = requires_grad
+        if requires_grad:
+            _leaf_grads.mark(buf)
         buf.persistent = persistent
         buf._is_buffer = True
         return buf

@@ -21,6 +21,7 @@ from mindspore import ops
 from .. import _runtime
 from .. import _memory
 from .._memory import host_view
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 
@@ -80,7 +81,7 @@ def zeros_like_param(param):
     memory instead of growing the process (its `asnumpy()` is a zero-copy view all the same)."""
     if uses_host_math() and param.dtype == mindspore.bfloat16:
         return zeros_state(param.asnumpy())  # (no bfloat16 fill kernel on the CPU)
-    return ops.zeros(param.shape, param.dtype)
+    return _ms.zeros(param.shape, param.dtype)
 
 
 def step_tensor(value=0.0):

@@ -40,6 +40,7 @@ from .. import random as _random
 from .._ops import host_small
 from .._function_outputs import plain_tensor
 from .. import _memory
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 _FLOATING = (mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore.float64)
@@ -120,7 +121,7 @@ class _Recompute(Function):
         region.output_template = _flatten(outputs, produced)
         if not produced:
             # the region returned no tensor: hand back the anchor so the Function still has an output
-            return ops.zeros((0,), mindspore.float32)
+            return _ms.zeros((0,), mindspore.float32)
         # views made inside the region become plain tensors: in-place writes into the outputs stay recordable
         return tuple(t if any(t is i for i in inputs) else plain_tensor(t) for t in produced)
 
@@ -218,7 +219,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     region = _Region(function, template, _random.get_rng_state() if preserve_rng_state else None,
                      autocast_mode.snapshot(), recompute_context)
     # a tensor that requires grad, so the region joins the graph even when only closed-over parameters do
-    anchor = ops.zeros((0,), mindspore.float32)
+    anchor = _ms.zeros((0,), mindspore.float32)
     anchor.requires_grad_(True)
     produced = _Recompute.apply(region, forward_context, anchor, *inputs)
     if not isinstance(produced, tuple):

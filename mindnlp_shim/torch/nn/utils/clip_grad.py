@@ -12,6 +12,7 @@ import mindspore
 from mindspore import ops
 
 from ...optim import _storage
+from .... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 
@@ -62,7 +63,7 @@ def _device_norm(tensor, norm_type):
     x = tensor.astype(mindspore.float32) if tensor.dtype in _HALF else tensor
     x = x.reshape(-1)
     if x.shape[0] == 0:
-        return ops.zeros((), x.dtype)
+        return _ms.zeros((), x.dtype)
     if norm_type == math.inf:
         return ops.abs(x).max()
     if norm_type == -math.inf:
