@@ -92,36 +92,44 @@ def test_versions_parse_as_release_tuples():
 def test_an_older_mindspore_is_refused_naming_the_range():
     from mindnlp_shim import _mindspore as ms_release
 
-    for version, lacks in (((2, 6, 0), "run_backward"), ((2, 7, 0), "run_backward"), ((2, 7, 1), "strided views"),
-                           ((2, 7, 2), "strided views")):
+    refused = [(version, lacks) for version, lacks in (
+        ((2, 6, 0), "run_backward"), ((2, 7, 0), "run_backward"), ((2, 7, 1), "strided views"),
+        ((2, 7, 2), "strided views")) if version < ms_release.OLDEST_SUPPORTED]
+    assert refused
+    for version, lacks in refused:
         text = ".".join(map(str, version))
         with pytest.raises(ImportError) as info:
             ms_release.check_version(version, text)
         message = str(info.value)
-        assert f"needs MindSpore 2.8.0 to 2.10.0; MindSpore {text} is installed" in message and lacks in message
+        assert f"needs MindSpore {ms_release.SUPPORTED_RANGE}; MindSpore {text} is installed" in message and \
+            lacks in message
 
 
 def test_a_newer_mindspore_warns_and_goes_on():
     from mindnlp_shim import _mindspore as ms_release
 
-    with pytest.warns(RuntimeWarning, match="tested with MindSpore 2.8.0 to 2.10.0; MindSpore 2.11.0 is newer"):
+    with pytest.warns(RuntimeWarning, match=f"tested with MindSpore {ms_release.SUPPORTED_RANGE}; MindSpore 2.11.0 is "
+                                            f"newer"):
         ms_release.check_version((2, 11, 0), "2.11.0")
     with pytest.warns(RuntimeWarning, match="2.10.1 is newer"):
         ms_release.check_version((2, 10, 1), "2.10.1")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for supported in ((2, 8, 0), (2, 9, 0), (2, 10, 0)):
-            ms_release.check_version(supported, ".".join(map(str, supported)))
+        for supported in ((2, 7, 1), (2, 7, 2), (2, 8, 0), (2, 9, 0), (2, 10, 0)):
+            if supported >= ms_release.OLDEST_SUPPORTED:
+                ms_release.check_version(supported, ".".join(map(str, supported)))
 
 
 def test_import_mindnlp_refuses_an_old_release_before_anything_else():
     """`import mindnlp` itself raises, with MindSpore's version faked below the range in a fresh interpreter."""
-    code = ("import mindspore\nmindspore.__version__ = '2.7.1'\n"
+    from mindnlp_shim import _mindspore as ms_release
+
+    code = ("import mindspore\nmindspore.__version__ = '2.7.0'\n"
             "try:\n    import mindnlp, torch\nexcept ImportError as exc:\n    print('REFUSED', exc)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, GLOG_v="3"))
-    assert "REFUSED mindnlp-shim needs MindSpore 2.8.0 to 2.10.0; MindSpore 2.7.1 is installed" in proc.stdout, \
-        proc.stdout + proc.stderr[-3000:]
+    assert f"REFUSED mindnlp-shim needs MindSpore {ms_release.SUPPORTED_RANGE}; MindSpore 2.7.0 is installed" in \
+        proc.stdout, proc.stdout + proc.stderr[-3000:]
 
 
 def test_the_installed_release_is_in_the_tested_range():
