@@ -172,6 +172,9 @@ def node_input_dtype(node):
 
 # ---- data swaps and write counts -----------------------------------------------------------------------------
 # a tensor takes another's storage, shape and dtype, keeping its identity and autograd node
+# (2.7.x) on a recorded result that took other data: it reads that memory as the output of a pass-through Function,
+# which MindSpore takes for a view made inside a custom Function (its copy into it is dropped, `VIEW_COPIES_DROPPED`)
+DATA_CARRIED = "_data_carried_by_function"
 if hasattr(TensorPy, "_update_data"):  # 2.8+
     update_data = TensorPy._update_data
 else:  # 2.7.x: built on `assign_value_cpp`, which takes the other tensor's storage and its autograd node too
@@ -208,6 +211,7 @@ else:  # 2.7.x: built on `assign_value_cpp`, which takes the other tensor's stor
                 set_grad_enabled(enabled)
                 _pynative_executor.set_grad_flag(recording)
             TensorPy.assign_value_cpp(tensor, carrier)
+            tensor.__dict__[DATA_CARRIED] = True
             return
         if new._requires_grad or not new._is_leaf:  # (the leaf takes no node from it)
             new = _stop_gradient(new)
@@ -226,6 +230,9 @@ write_count = TensorPy._version.__get__
 # only its copy into a tensor that is no view (a base) counts, on the counter the base shares with its views.
 # So a write through a view is counted on its base there, which the view ops record (`note_view`).
 VIEW_WRITES_COUNTED = hasattr(_c, "_unsafe_set_version_counter") or VERSION >= (2, 8, 0)
+# The same measurement seen from the writer: MindSpore's copy into a view leaves it unchanged and raises nothing
+# (2.7.x), so a copy into a tensor that may be a view is checked by its write count (a copy that lands counts).
+VIEW_COPIES_DROPPED = not VIEW_WRITES_COUNTED
 WRITE_COUNTER_OWNER = "_write_counter_owner"  # (2.7.x) on a view: the base whose counter it shares
 
 if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
