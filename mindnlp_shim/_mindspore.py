@@ -120,7 +120,45 @@ def clear_executor_caches():
 
 # ---- autograd: the tape engine -------------------------------------------------------------------------------
 run_backward = _c.run_backward  # torch's backward()/autograd.grad over the recorded tape (2.7.1+)
-FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
+# Whether MindSpore checks, when a custom Function's backward runs, that the tensors it saved
+# (`ctx.save_for_backward`) were not written in place since (2.7.2+). 2.7.1 checks the inputs and outputs its own
+# primitives saved, but not a custom Function's: the backward would read the new values. There the check is made
+# here, as torch makes it, when the backward reads `ctx.saved_tensors`.
+FUNCTION_SAVED_TENSORS_CHECKED = VERSION >= (2, 7, 2)
+
+if FUNCTION_SAVED_TENSORS_CHECKED:
+    FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
+else:
+    _saved_slot = _c.FunctionBase.__dict__["saved_tensors"]  # (MindSpore's own record of the saved tensors)
+    _tensor_write_count = TensorPy._version.__get__
+
+    class FunctionBase(_grad_function._Function):
+        """MindSpore's custom-gradient function base, with torch's check of the tensors its backward reads."""
+
+        def save_for_backward(self, *tensors):
+            _saved_slot.__set__(self, tensors)
+            self._saved_write_counts = tuple(
+                _tensor_write_count(t) if isinstance(t, TensorPy) else None for t in tensors)
+
+        @property
+        def saved_tensors(self):
+            tensors = _saved_slot.__get__(self)
+            counts = getattr(self, "_saved_write_counts", None)
+            if tensors and counts:
+                for index, (tensor, count) in enumerate(zip(tensors, counts)):
+                    if count is not None and _tensor_write_count(tensor) != count:
+                        raise RuntimeError(
+                            f"one of the variables needed for gradient computation has been modified by an inplace "
+                            f"operation: [{tensor.dtype} {list(tensor.shape)}], which is saved tensor {index} of "
+                            f"{type(self).__name__}, is at version {_tensor_write_count(tensor)}; expected version "
+                            f"{count} instead. Hint: the backward would read the new values; write into a clone, "
+                            f"or write before the forward.")
+            return tensors
+
+        @saved_tensors.setter
+        def saved_tensors(self, tensors):
+            _saved_slot.__set__(self, tensors)
+            self._saved_write_counts = None
 
 
 def node_input_dtype(node):
@@ -131,6 +169,9 @@ def node_input_dtype(node):
 
 # ---- data swaps and write counts -----------------------------------------------------------------------------
 # a tensor takes another's storage, shape and dtype, keeping its identity and autograd node
+# (2.7.x) on a recorded result that took other data: it reads that memory as the output of a pass-through Function,
+# which MindSpore takes for a view made inside a custom Function (its copy into it is dropped, `VIEW_COPIES_DROPPED`)
+DATA_CARRIED = "_data_carried_by_function"
 if hasattr(TensorPy, "_update_data"):  # 2.8+
     update_data = TensorPy._update_data
 else:  # 2.7.x: built on `assign_value_cpp`, which takes the other tensor's storage and its autograd node too
@@ -167,6 +208,7 @@ else:  # 2.7.x: built on `assign_value_cpp`, which takes the other tensor's stor
                 set_grad_enabled(enabled)
                 _pynative_executor.set_grad_flag(recording)
             TensorPy.assign_value_cpp(tensor, carrier)
+            tensor.__dict__[DATA_CARRIED] = True
             return
         if new._requires_grad or not new._is_leaf:  # (the leaf takes no node from it)
             new = _stop_gradient(new)
@@ -180,6 +222,16 @@ else:  # 2.7.x: built on `assign_value_cpp`, which takes the other tensor's stor
 # tensors it saved. Its own kernels' writes count; writes through NumPy must be counted here.
 write_count = TensorPy._version.__get__
 
+# Whether a write MindSpore counts can be made through a view (2.8+). In 2.7.x MindSpore's copy into a view is
+# dropped (neither written nor counted) and its other in-place kernels are out of place or missing on the CPU:
+# only its copy into a tensor that is no view (a base) counts, on the counter the base shares with its views.
+# So a write through a view is counted on its base there, which the view ops record (`note_view`).
+VIEW_WRITES_COUNTED = hasattr(_c, "_unsafe_set_version_counter") or VERSION >= (2, 8, 0)
+# The same measurement seen from the writer: MindSpore's copy into a view leaves it unchanged and raises nothing
+# (2.7.x), so a copy into a tensor that may be a view is checked by its write count (a copy that lands counts).
+VIEW_COPIES_DROPPED = not VIEW_WRITES_COUNTED
+WRITE_COUNTER_OWNER = "_write_counter_owner"  # (2.7.x) on a view: the base whose counter it shares
+
 if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
     _set_write_counts = _c._unsafe_set_version_counter
 
@@ -190,7 +242,8 @@ if hasattr(_c, "_unsafe_set_version_counter"):  # 2.10+: set directly
     def set_write_counts(tensors, counts):
         """Set the write counter of each tensor (one that took another tensor's counter along with its node)."""
         _set_write_counts(tensors, list(counts))
-else:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one write for every view of it
+elif VIEW_WRITES_COUNTED:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one write
+    # for every view of it
     def count_writes(tensors):
         """Add one write to the counter of each tensor's storage, by a write MindSpore counts itself."""
         recording = _pynative_executor.grad_flag()
@@ -201,7 +254,50 @@ else:  # 2.8-2.9: a copy of nothing into an empty view of the storage counts one
                 _ms_copy(empty, empty)
         finally:
             _pynative_executor.set_grad_flag(recording)
+else:  # 2.7.x: a copy of the base onto itself (one pass over its memory) counts one write for every view of it
+    def note_view(source, view):
+        """Record on `view`, a view op's result over `source`'s memory, the base whose counter it shares: `source`'s
+        own base, or `source`. A strong reference, as torch's `view._base`: a write through the view must reach the
+        counter of a base that a backward saved, also after the base's last other reference is gone."""
+        view.__dict__[WRITE_COUNTER_OWNER] = source.__dict__.get(WRITE_COUNTER_OWNER, source)
 
+    def _counting_candidates(tensor):
+        """The tensors whose counted copy may count a write into `tensor`, nearest first: the base recorded on it,
+        itself, and the same for the bases MindSpore's own indexing recorded (`parent_tensor_`) of each."""
+        pending, tried = [tensor], 0
+        while pending and tried < 16:
+            current = pending.pop(0)
+            owner = current.__dict__.get(WRITE_COUNTER_OWNER)
+            for candidate in (current,) if owner is None else (owner, current):
+                tried += 1
+                yield candidate
+                if candidate.parent_tensor_ is not None:
+                    pending.append(candidate.parent_tensor_)
+
+    def _count_write(tensor):
+        before = write_count(tensor)
+        memory = untyped_storage(tensor).data_ptr()
+        for candidate in _counting_candidates(tensor):
+            if candidate is tensor or untyped_storage(candidate).data_ptr() == memory:  # (not a copy's source)
+                _ms_copy(candidate, candidate)
+                if write_count(tensor) != before:
+                    return
+
+    def count_writes(tensors):
+        """Add one write to the counter of each tensor's storage, by a write MindSpore counts itself: a copy onto
+        itself of the tensor, or of the base a view op recorded on it. Not reached: a view that MindSpore made
+        alone (no view op of the shim recorded its base, nor MindSpore's indexing) of a base no longer referenced
+        from Python; its write stays uncounted. (A backward that saved such a view saved a copy of it; MindSpore
+        copies a view an op saves.)"""
+        recording = _pynative_executor.grad_flag()
+        _pynative_executor.set_grad_flag(False)  # a counted write, not an op for the tape
+        try:
+            for tensor in tensors:
+                _count_write(tensor)
+        finally:
+            _pynative_executor.set_grad_flag(recording)
+
+if not hasattr(_c, "_unsafe_set_version_counter"):
     def set_write_counts(tensors, counts):
         """Raise the write counter of each tensor to the count given, one counted write at a time."""
         for tensor, count in zip(tensors, counts):
@@ -218,6 +314,14 @@ MASKED_FILL_BACKWARD_MULTIPLIES = VERSION < (2, 9, 0)
 # A storage moved into shared memory (`_share_fd_cpu_`) takes the views of it along in 2.9+; in 2.8 the views stay
 # on the old memory and no longer see writes through the base.
 SHARING_MOVES_VIEWS = VERSION >= (2, 9, 0)
+# Storages in shared memory (`is_shared`, `_share_fd_cpu_`): 2.8+. A 2.7.x storage has neither: no storage is in
+# shared memory there, and none can be moved into it.
+SHARED_MEMORY_STORAGES = hasattr(untyped_storage(mindspore.Tensor(0.0)), "is_shared")
+
+
+def storage_is_shared(tensor):
+    """Whether `tensor`'s storage (that of its base and every view of it) is in shared memory."""
+    return SHARED_MEMORY_STORAGES and bool(untyped_storage(tensor).is_shared())
 
 # A bfloat16 Zeros kernel on the CPU (2.8+; 2.7.x has none: a float32 zero cast to bfloat16 is the same zero).
 ZEROS_HAS_BFLOAT16 = VERSION >= (2, 8, 0)

@@ -61,9 +61,88 @@ def _parameter_written_through_data(T, write):
     return w.grad
 
 
+def _constant_saved_by_mul_written_through_a_view(T, write):
+    # the view shares the saved tensor's version counter
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    loss = (w * x).sum()
+    write(T, x[:])
+    loss.backward()
+    return w.grad
+
+
+def _constant_saved_by_mul_written_through_a_view_of_a_dropped_view(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    loss = (w * x).sum()
+    view = x.unsqueeze(0)[0]  # (the unsqueezed view in between is gone)
+    del x
+    write(T, view)
+    loss.backward()
+    return w.grad
+
+
+def _square(T, saves):
+    class Square(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x * x
+            ctx.save_for_backward(x if saves == "input" else out)
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            saved, = ctx.saved_tensors
+            return grad * 2 * (saved if saves == "input" else saved.sqrt())
+
+    return Square
+
+
+def _input_saved_by_a_custom_function(T, write):
+    w = T.tensor(W, requires_grad=True)
+    h = w * 1.0
+    loss = _square(T, "input").apply(h).sum()
+    with T.no_grad():
+        write(T, h)
+    loss.backward()
+    return w.grad
+
+
+def _output_saved_by_a_custom_function(T, write):
+    w = T.tensor(W, requires_grad=True)
+    out = _square(T, "output").apply(w * 1.0)
+    loss = out.sum()
+    with T.no_grad():
+        write(T, out)
+    loss.backward()
+    return w.grad
+
+
+def _custom_function_output_written_before_its_backward_reads_nothing_saved(T, write):
+    # nothing saved: the write is not checked, in torch either
+    class Double(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    w = T.tensor(W, requires_grad=True)
+    out = Double.apply(w * 1.0)
+    loss = (out * 1.0).sum()
+    with T.no_grad():
+        write(T, out)
+    loss.backward()
+    return w.grad
+
+
 SCENARIOS = {f.__name__.lstrip("_"): f for f in (
     _constant_saved_by_mul, _graph_tensor_written_under_no_grad, _constant_written_before_the_forward,
-    _copy_written_after_the_forward, _parameter_written_through_data)}
+    _copy_written_after_the_forward, _parameter_written_through_data, _constant_saved_by_mul_written_through_a_view,
+    _constant_saved_by_mul_written_through_a_view_of_a_dropped_view, _input_saved_by_a_custom_function,
+    _output_saved_by_a_custom_function, _custom_function_output_written_before_its_backward_reads_nothing_saved)}
 
 WRITES = {
     "add_": lambda T, t: t.add_(1.0),

@@ -331,11 +331,22 @@ def _sharing(T):
 def test_share_memory_moves_the_storage_with_its_views_like_torch():
     from mindnlp_shim import _mindspore as ms_release
 
-    if not ms_release.SHARING_MOVES_VIEWS:  # (MindSpore 2.8 would leave the views behind: refused, naming it)
-        with pytest.raises(NotImplementedError, match="share_memory_ is not supported on MindSpore 2.8"):
+    if not ms_release.SHARING_MOVES_VIEWS:  # (2.8 would leave the views behind, 2.7 cannot share: refused, naming it)
+        with pytest.raises(NotImplementedError,
+                           match=f"share_memory_ is not supported on MindSpore {ms_release.VERSION_TEXT}"):
             mt.arange(6.0).share_memory_()
+        assert _not_shared(mt) == _not_shared(rt)
         return
     assert _sharing(mt) == _sharing(rt)
+
+
+def _not_shared(T):
+    # what torch answers of storages nothing moved into shared memory, and of an empty one "moved" there
+    x = T.arange(6.0)
+    empty = T.ones(0)
+    seen = [x.is_shared(), x[2:].is_shared(), x.view(2, 3).t().is_shared(), empty.is_shared()]
+    empty.share_memory_()
+    return seen + [empty.is_shared(), (x * 2).is_shared()]
 
 
 def test_pin_memory_without_an_accelerator_fails_like_torch():

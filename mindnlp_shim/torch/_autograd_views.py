@@ -33,13 +33,17 @@ _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8
 DETACHED = "_data_alias_family"  # on `.data` made as a view (`_tensor._get_data`) and on views of it: no view in torch
+# where MindSpore cannot count a write made through a view (2.7.x), each view records the base it is counted on
+_note_counted_base = None if _ms.VIEW_WRITES_COUNTED else _ms.note_view
 
 
 def note_untracked_view(base, view):
     """Remember that `view` (a view op's result outside the graph) reads `base`'s memory, and the memory of the
     tensors `base` itself is a view of, for `shares_memory_with_live_tensor`; weak references, so no tensor is
-    kept alive by its views."""
+    kept alive by its views (except, on a release that counts writes through a view on its base, that base)."""
     if view is not base:  # (flatten over nothing returns its input)
+        if _note_counted_base is not None:
+            _note_counted_base(base, view)
         state = base.__dict__
         if DETACHED in state:  # (a view of `.data`: its history, too, never reaches the tensor `.data` was taken of)
             view.__dict__[DETACHED] = True
@@ -83,6 +87,8 @@ def register(source, view, multi=False, stands_for_view=False):
     first, end = _memory.span(root)
     if not stands_for_view and not first <= view.data_ptr() < end:
         return  # a copy (reshape of what cannot be viewed, an empty result), not a view
+    if _note_counted_base is not None:
+        _note_counted_base(source, view)
     setattr(view, _ROOT, root)
     if stands_for_view:
         setattr(view, _STAND_IN, True)

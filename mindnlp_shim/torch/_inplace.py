@@ -174,10 +174,13 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
     into the memory it shares with its base and views. (MindSpore's recorded write into a view either puts
     the values elsewhere or gives the view a new storage: the storage is put back, keeping the new node.)"""
     if not is_view and tensor.is_contiguous() and not tensor.storage_offset():
+        before = _ms.write_count(tensor) if _ms.VIEW_COPIES_DROPPED else None
         try:
             _ms_copy(tensor, value)  # in place, recorded
         except RuntimeError as exc:
             _refuse_custom_function_view(exc)
+        if before is not None and _ms.write_count(tensor) == before:
+            _copy_dropped(tensor, value)
         return
     if check_overlap and _memory.has_internal_overlap(tensor):
         raise RuntimeError(_memory.OVERLAP_MESSAGE)
@@ -198,11 +201,28 @@ def _refuse_custom_function_view(exc):
     these too, except the last with use_reentrant=False): say so in torch's terms; re-raise anything else."""
     if "output of custom cell" not in str(exc):
         raise exc
-    raise NotImplementedError(
+    raise _custom_function_view_refused() from exc
+
+
+def _custom_function_view_refused():
+    return NotImplementedError(
         "an in-place write into this tensor inside autograd is not supported on MindSpore: it is a view made "
         "inside a custom-gradient function (a torch.autograd.Function that returns a view or one of its inputs, "
         "or a checkpointed function that returns one of its inputs); write out of place instead (torch.where "
-        "or masked_fill), or return a clone") from exc
+        "or masked_fill), or return a clone")
+
+
+def _copy_dropped(tensor, value):
+    """MindSpore dropped its copy into `tensor`, a view to it (2.7.x: neither written nor recorded). Outside
+    autograd the values go into the memory; inside, a tensor that took other data through a pass-through Function
+    (`_ms.update_data`) takes the write's node as a base does (`_view_replay`); any other is a view made inside a
+    custom-gradient function, refused as the releases that say so refuse it."""
+    if not _ms.grad_enabled():
+        _memory.write(tensor, _memory.host_view(value), check_overlap=False)
+    elif _ms.DATA_CARRIED in tensor.__dict__:
+        _view_replay.write(tensor, tensor, value, ())
+    else:
+        raise _custom_function_view_refused()
 
 
 def swap_storage_only(tensor, view):

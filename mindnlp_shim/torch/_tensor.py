@@ -426,8 +426,7 @@ def is_shared(self):
     # (whether the storage, shared by every view of it, lives in shared memory; device memory always does)
     if PROCESS_DEVICE_TYPE != "cpu":
         return True
-    return bool(_ms.untyped_storage(self).is_shared()) or \
-        getattr(self, "_empty_storage_shared", False)
+    return _ms.storage_is_shared(self) or getattr(self, "_empty_storage_shared", False)
 
 
 def share_memory_(self):
@@ -437,6 +436,10 @@ def share_memory_(self):
         storage = _ms.untyped_storage(self)
         if storage.nbytes() == 0:
             self._empty_storage_shared = True  # (no memory to map: only the answer of is_shared() changes)
+        elif not _ms.SHARED_MEMORY_STORAGES:
+            raise NotImplementedError(
+                f"torch.Tensor.share_memory_ is not supported on MindSpore {_ms.VERSION_TEXT}: its storages cannot "
+                f"be moved into shared memory (MindSpore 2.9 and later move a storage there with its views)")
         elif not storage.is_shared():
             if not _ms.SHARING_MOVES_VIEWS:
                 raise NotImplementedError(
