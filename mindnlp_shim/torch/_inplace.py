@@ -21,6 +21,7 @@ from .. import _mindspore as _ms
 _ms_setitem = mindspore.Tensor.__setitem__
 _ms_copy = mindspore.Tensor.copy_  # MindSpore's own, captured before the torch binding replaces it
 _update_data = _ms.update_data
+_FUNCTION_VIEW_WRITES_REFUSED = _ms.FUNCTION_VIEW_WRITES_REFUSED
 
 
 def swap_data(tensor, new):
@@ -175,7 +176,10 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
     the values elsewhere or gives the view a new storage: the storage is put back, keeping the new node.)"""
     if not is_view and tensor.is_contiguous() and not tensor.storage_offset():
         try:
-            _ms_copy(tensor, value)  # in place, recorded
+            if _FUNCTION_VIEW_WRITES_REFUSED:
+                _ms_copy(tensor, value)  # in place, recorded
+            else:
+                _copy_seen_by_the_tape(tensor, value)
         except RuntimeError as exc:
             _refuse_custom_function_view(exc)
         return
@@ -198,11 +202,28 @@ def _refuse_custom_function_view(exc):
     these too, except the last with use_reentrant=False): say so in torch's terms; re-raise anything else."""
     if "output of custom cell" not in str(exc):
         raise exc
-    raise NotImplementedError(
+    raise _custom_function_view_error() from exc
+
+
+def _copy_seen_by_the_tape(tensor, value):
+    """MindSpore's copy on a release that runs a copy into a view or an input a custom Function returned without
+    effect (2.7.x: the values, the node and the write count stay the old ones): a copy that did not count as a
+    write is refused under grad mode, as newer releases and torch refuse it, and made in memory under no_grad,
+    where torch makes it."""
+    count = _memory.write_count(tensor)
+    _ms_copy(tensor, value)
+    if _memory.write_count(tensor) == count and 0 not in tensor._shape:
+        if _ms.grad_enabled():
+            raise _custom_function_view_error()
+        _memory.write(tensor, _memory.host_view(value), check_overlap=False)
+
+
+def _custom_function_view_error():
+    return NotImplementedError(
         "an in-place write into this tensor inside autograd is not supported on MindSpore: it is a view made "
         "inside a custom-gradient function (a torch.autograd.Function that returns a view or one of its inputs, "
         "or a checkpointed function that returns one of its inputs); write out of place instead (torch.where "
-        "or masked_fill), or return a clone") from exc
+        "or masked_fill), or return a clone")
 
 
 def swap_storage_only(tensor, view):
