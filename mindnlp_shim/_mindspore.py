@@ -126,12 +126,12 @@ run_backward = _c.run_backward  # torch's backward()/autograd.grad over the reco
 FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
 # A custom Function's saved tensors as MindSpore keeps them (the C property `save_for_backward` sets)
 saved_tensors_slot = _c.FunctionBase.saved_tensors
-# 2.8+: in a custom Function's backward a saved output comes back with the Function's node (a second derivative
-# flows through it), and a saved tensor written in place since the forward makes the backward raise. 2.7.x gives
+# 2.7.2+: in a custom Function's backward a saved output comes back with the Function's node (a second derivative
+# flows through it), and a saved tensor written in place since the forward makes the backward raise. 2.7.1 gives
 # a saved output back detached (off the graph: the second derivative silently loses its terms) and checks no
 # write (the backward silently reads the new values); the shim keeps both itself there
 # (torch/autograd/_function_saves.py).
-FUNCTION_SAVES_TRACKED = VERSION >= (2, 8, 0)
+FUNCTION_SAVES_TRACKED = VERSION >= (2, 7, 2)
 # 2.8+ refuses a recorded in-place write into a view or an input that a custom Function returned ("output of custom
 # cell"); 2.7.x runs it without effect (the tensor keeps its values, its node and its write count; its gradient
 # ignores the write), with grad mode on or off. On 2.7.x the shim refuses a copy that did not count as a write

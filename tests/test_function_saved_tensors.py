@@ -7,9 +7,9 @@ a write into its outputs does.
 - An output that is an input, or a view made in the forward, refuses an in-place write under grad mode (the shim
   raises NotImplementedError where torch raises RuntimeError) and takes it under no_grad.
 
-MindSpore 2.7.x gives a saved output back detached, checks no write, and runs those writes without effect; the
-shim does all three itself there (autograd/_function_saves.py, _inplace.py), so these tests fail on 2.7.x without
-that and check 2.8+ as well.
+MindSpore 2.7.1 gives a saved output back detached and checks no write, and 2.7.x runs those writes without
+effect; the shim does these itself there (autograd/_function_saves.py, _inplace.py), so these tests fail on 2.7.x
+without that, and check the newer releases as well.
 """
 import numpy as np
 import pytest

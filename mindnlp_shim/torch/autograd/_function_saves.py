@@ -1,10 +1,10 @@
-"""A custom Function's saved tensors on releases whose tape does not track them (2.7.x:
+"""A custom Function's saved tensors on releases whose tape does not track them (2.7.1:
 `_mindspore.FUNCTION_SAVES_TRACKED` is False).
 
-torch (and MindSpore 2.8+) gives the backward a saved output as the output itself, on the Function's node, so a
+torch (and MindSpore 2.7.2+) gives the backward a saved output as the output itself, on the Function's node, so a
 backward made of recorded ops can be differentiated again through it; and a saved tensor written in place after
-the forward makes the backward raise. MindSpore 2.7.x gives the saved output back detached and checks no write.
-Here, on those releases:
+the forward makes the backward raise. MindSpore 2.7.1 gives the saved output back detached and checks no write.
+Here, on that release:
 - each saved tensor's write count is taken when `apply` returns and compared when the backward unpacks it;
 - under grad mode (a backward with create_graph=True), a saved output is unpacked as the output of a pass-through
   Function (`_SavedOutput`) whose backward is the owning Function's backward for that output, so the second
