@@ -120,45 +120,15 @@ def clear_executor_caches():
 
 # ---- autograd: the tape engine -------------------------------------------------------------------------------
 run_backward = _c.run_backward  # torch's backward()/autograd.grad over the recorded tape (2.7.1+)
-# Whether MindSpore checks, when a custom Function's backward runs, that the tensors it saved
-# (`ctx.save_for_backward`) were not written in place since (2.7.2+). 2.7.1 checks the inputs and outputs its own
-# primitives saved, but not a custom Function's: the backward would read the new values. There the check is made
-# here, as torch makes it, when the backward reads `ctx.saved_tensors`.
-FUNCTION_SAVED_TENSORS_CHECKED = VERSION >= (2, 7, 2)
-
-if FUNCTION_SAVED_TENSORS_CHECKED:
-    FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
-else:
-    _saved_slot = _c.FunctionBase.__dict__["saved_tensors"]  # (MindSpore's own record of the saved tensors)
-    _tensor_write_count = TensorPy._version.__get__
-
-    class FunctionBase(_grad_function._Function):
-        """MindSpore's custom-gradient function base, with torch's check of the tensors its backward reads."""
-
-        def save_for_backward(self, *tensors):
-            _saved_slot.__set__(self, tensors)
-            self._saved_write_counts = tuple(
-                _tensor_write_count(t) if isinstance(t, TensorPy) else None for t in tensors)
-
-        @property
-        def saved_tensors(self):
-            tensors = _saved_slot.__get__(self)
-            counts = getattr(self, "_saved_write_counts", None)
-            if tensors and counts:
-                for index, (tensor, count) in enumerate(zip(tensors, counts)):
-                    if count is not None and _tensor_write_count(tensor) != count:
-                        raise RuntimeError(
-                            f"one of the variables needed for gradient computation has been modified by an inplace "
-                            f"operation: [{tensor.dtype} {list(tensor.shape)}], which is saved tensor {index} of "
-                            f"{type(self).__name__}, is at version {_tensor_write_count(tensor)}; expected version "
-                            f"{count} instead. Hint: the backward would read the new values; write into a clone, "
-                            f"or write before the forward.")
-            return tensors
-
-        @saved_tensors.setter
-        def saved_tensors(self, tensors):
-            _saved_slot.__set__(self, tensors)
-            self._saved_write_counts = None
+FunctionBase = _grad_function._Function  # the base of custom-gradient functions (torch.autograd.Function)
+# A custom Function's saved tensors as MindSpore keeps them (the C property `save_for_backward` sets)
+saved_tensors_slot = _c.FunctionBase.saved_tensors
+# 2.7.2+: in a custom Function's backward a saved output comes back with the Function's node (a second derivative
+# flows through it), and a saved tensor written in place since the forward makes the backward raise. 2.7.1 gives
+# a saved output back detached (off the graph: the second derivative silently loses its terms) and checks no
+# write (the backward silently reads the new values); the shim keeps both itself there
+# (torch/autograd/_function_saves.py).
+FUNCTION_SAVES_TRACKED = VERSION >= (2, 7, 2)
 
 
 def node_input_dtype(node):

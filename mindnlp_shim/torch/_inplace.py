@@ -179,7 +179,7 @@ def _recorded_write_in_place(tensor, value, is_view, check_overlap):
             _ms_copy(tensor, value)  # in place, recorded
         except RuntimeError as exc:
             _refuse_custom_function_view(exc)
-        if before is not None and _ms.write_count(tensor) == before:
+        if before is not None and _ms.write_count(tensor) == before and 0 not in tensor._shape:
             _copy_dropped(tensor, value)
         return
     if check_overlap and _memory.has_internal_overlap(tensor):

@@ -4,6 +4,7 @@ import functools
 import mindspore
 from mindspore import ops
 
+from . import _function_saves
 from .grad_mode import is_grad_enabled, no_grad
 from ... import _mindspore as _ms
 
@@ -14,6 +15,21 @@ class Function(_ms.FunctionBase):
     `ctx.save_for_backward`, `ctx.saved_tensors`, `ctx.needs_input_grad`, `ctx.mark_dirty`,
     `ctx.mark_non_differentiable` and `ctx.set_materialize_grads` are MindSpore's, with torch's meaning.
     """
+
+    if not _ms.FUNCTION_SAVES_TRACKED:
+        # a release whose tape does not track saved tensors: the shim does (_function_saves)
+        saved_tensors = property(_function_saves.unpack, _ms.saved_tensors_slot.__set__)
+
+        def __init_subclass__(cls, **kwargs):
+            super().__init_subclass__(**kwargs)
+            forward = cls.__dict__.get("forward")
+            if forward is not None:
+                function = forward.__func__ if isinstance(forward, staticmethod) else forward
+                cls.forward = staticmethod(_function_saves.wrap_forward(function))
+
+        @classmethod
+        def apply(cls, *args, **kwargs):
+            return _function_saves.apply(super().apply, cls, args, kwargs)
 
 
 class FunctionCtx:
