@@ -304,10 +304,6 @@ def zeros(shape, dtype):
     return mindspore.ops.zeros(shape, dtype)
 
 
-# With synchronous dispatch, the tape's addition of a new gradient into a leaf's existing `.grad` corrupts the heap
-# (2.7.x-2.8.0; the process aborts later, at exit at the latest). The shim accumulates itself there.
-LEAF_ACCUMULATION_CORRUPTS_HEAP = VERSION < (2, 9, 0)
-
 # ---- process settings ----------------------------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ _STEPS = {
     "linear": lambda T, x, w: T.nn.functional.linear(x, w.reshape(3, 4)[:, :4]).pow(2).sum(),
     "unused w": lambda T, x, w: x.tanh().sum(),
     "view of x": lambda T, x, w: (x.reshape(3, 4)[:, ::2] * 3).sum(),
+    "transposed x": lambda T, x, w: (x.t() * w.t()).sum(),
 }
 
 
@@ -34,7 +35,7 @@ def _run(T, steps, x0, w0):
         if reset:
             x.grad = None
         _STEPS[name](T, x, w).backward()
-    return [None if t.grad is None else t.grad.detach().numpy().copy() for t in (x, w)]
+    return [None if t.grad is None else (t.grad.detach().numpy().copy(), t.grad.stride()) for t in (x, w)]
 
 
 @settings(max_examples=25, deadline=None)
@@ -49,7 +50,8 @@ def test_accumulated_gradients_match_torch(steps, seed):
     for g, w in zip(got, want):
         assert (g is None) == (w is None)
         if w is not None:
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(g[0], w[0], rtol=1e-5, atol=1e-6)
+            assert g[1] == w[1]  # torch's layout: a contiguous leaf's .grad is contiguous
 
 
 def test_a_grad_set_by_hand_is_added_to():
