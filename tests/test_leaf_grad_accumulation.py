@@ -50,7 +50,8 @@ def test_accumulated_gradients_match_torch(steps, seed):
     for g, w in zip(got, want):
         assert (g is None) == (w is None)
         if w is not None:
-            np.testing.assert_allclose(g[0], w[0], rtol=1e-5, atol=1e-6)
+            # (float32 sums of products of normals: an element near 0 is one rounding of the largest terms off)
+            np.testing.assert_allclose(g[0], w[0], rtol=1e-5, atol=1e-6 * max(1.0, float(np.abs(w[0]).max())))
             assert g[1] == w[1]  # torch's layout: a contiguous leaf's .grad is contiguous
 
 
