@@ -3,6 +3,7 @@ in-process: the in-place random fills cauchy_ / log_normal_ / geometric_ bit for
 family in Householder form (qr, geqrf, orgqr, ormqr) and lu_solve with their gradients, the linear algebra
 functions torch removed in 1.9 and the removed Variable attributes (torch's errors, values and warnings), and the
 storage queries (data_ptr offsets, untyped_storage, grad_fn, pin_memory) on views and results."""
+import os
 import warnings
 
 import numpy as np
@@ -332,12 +333,36 @@ def test_share_memory_moves_the_storage_with_its_views_like_torch():
     from mindnlp_shim import _mindspore as ms_release
 
     if not ms_release.SHARING_MOVES_VIEWS:  # (2.8 would leave the views behind, 2.7 cannot share: refused, naming it)
-        with pytest.raises(NotImplementedError,
-                           match=f"share_memory_ is not supported on MindSpore {ms_release.VERSION_TEXT}"):
-            mt.arange(6.0).share_memory_()
+        x = mt.arange(6.0)
+        view = x[2:]
+        with pytest.raises(NotImplementedError, match=f"is not supported on MindSpore {ms_release.VERSION_TEXT}"):
+            x.share_memory_()
+        with pytest.raises(NotImplementedError, match=f"is not supported on MindSpore {ms_release.VERSION_TEXT}"):
+            view.share_memory_()
         assert _not_shared(mt) == _not_shared(rt)
+        assert _sharing_without_views(mt) == _sharing_without_views(rt)
         return
     assert _sharing(mt) == _sharing(rt)
+    assert _sharing_without_views(mt) == _sharing_without_views(rt)
+
+
+def _sharing_without_views(T):
+    # a tensor that no view reads (as `datasets` shares an epoch counter), then views of it, and a forked
+    # process's write seen by the parent
+    x = T.arange(6.0).reshape(2, 3)
+    seen = [x.is_shared(), x.share_memory_() is x, x.is_shared(), x.tolist(), x.share_memory_() is x]
+    view = x[1]
+    seen += [view.is_shared(), x.t().is_shared(), x.clone().is_shared()]
+    counter = T.tensor(0).share_memory_()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            counter.add_(7)
+            view.fill_(-1.0)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return seen + [counter.item(), x.tolist(), counter.dtype == T.int64]
 
 
 def _not_shared(T):

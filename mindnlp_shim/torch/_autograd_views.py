@@ -58,6 +58,17 @@ def made_as_view(tensor):
     return _UNTRACKED_BASE in tensor.__dict__
 
 
+def live_bases(tensor):
+    """The tensors a view op made `tensor` (outside the graph) from that are still alive."""
+    return [base for base in (ref() for ref in tensor.__dict__.get(_UNTRACKED_BASE, ())) if base is not None]
+
+
+def forget_bases(tensor):
+    """`tensor` reads a storage of its own from now on: it is no view of the tensors it was taken from."""
+    tensor.__dict__.pop(_UNTRACKED_BASE, None)
+    tensor.__dict__.pop(_ms.WRITE_COUNTER_OWNER, None)
+
+
 def shares_memory_with_live_tensor(tensor):
     """Whether `tensor`, a tensor outside the graph, is a view whose base (or another view of it) may still be
     read: it covers only part of its storage, or a view op made it from a tensor that is still alive."""

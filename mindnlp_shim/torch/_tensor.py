@@ -8,7 +8,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from . import _autograd_views, _backend, _dtype, _inplace, _leaf_grads
+from . import _autograd_views, _backend, _dtype, _inplace, _leaf_grads, _shared_mapping
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
@@ -426,7 +426,8 @@ def is_shared(self):
     # (whether the storage, shared by every view of it, lives in shared memory; device memory always does)
     if PROCESS_DEVICE_TYPE != "cpu":
         return True
-    return _ms.storage_is_shared(self) or getattr(self, "_empty_storage_shared", False)
+    return _ms.storage_is_shared(self) or _shared_mapping.is_mapped(self) or \
+        getattr(self, "_empty_storage_shared", False)
 
 
 def share_memory_(self):
@@ -436,16 +437,16 @@ def share_memory_(self):
         storage = _ms.untyped_storage(self)
         if storage.nbytes() == 0:
             self._empty_storage_shared = True  # (no memory to map: only the answer of is_shared() changes)
-        elif not _ms.SHARED_MEMORY_STORAGES:
-            raise NotImplementedError(
-                f"torch.Tensor.share_memory_ is not supported on MindSpore {_ms.VERSION_TEXT}: its storages cannot "
-                f"be moved into shared memory (MindSpore 2.9 and later move a storage there with its views)")
-        elif not storage.is_shared():
-            if not _ms.SHARING_MOVES_VIEWS:
+        elif is_shared(self):
+            pass
+        elif not (_ms.SHARED_MEMORY_STORAGES and _ms.SHARING_MOVES_VIEWS):
+            if not _shared_mapping.movable(self):
                 raise NotImplementedError(
-                    f"torch.Tensor.share_memory_ is not supported on MindSpore {_ms.VERSION_TEXT}: moving a storage "
-                    f"into shared memory leaves its views on the old memory there, so they would stop seeing writes "
-                    f"(MindSpore 2.9 and later move them too)")
+                    f"torch.Tensor.share_memory_ of a view, or of a tensor whose views are alive, is not supported "
+                    f"on MindSpore {_ms.VERSION_TEXT}: its storages cannot be moved into shared memory with their "
+                    f"views (MindSpore 2.9 and later can); share a tensor that no view reads, or a clone")
+            _shared_mapping.move(self)
+        else:
             storage._share_fd_cpu_()
     return self
 
