@@ -221,3 +221,18 @@ def test_node_input_dtype_is_the_recorded_dtype_or_unknown():
     assert ms_release.node_input_dtype(node) in (torch.float32, None)  # (None: the release does not record it)
     if ms_release.VERSION >= (2, 9, 0):
         assert ms_release.node_input_dtype(node) is torch.float32
+
+
+def test_zeros_are_made_through_the_release_module():
+    """2.7 has no bfloat16 Zeros kernel: every zero tensor the shim makes comes from `_mindspore.zeros`."""
+    import re
+
+    pattern = re.compile(r"(?<![\w.])(ops|mint|mindspore\.ops|mindspore\.mint)\.zeros\(")
+    offenders = []
+    for folder, _, files in os.walk(os.path.join(REPO_ROOT, "mindnlp_shim")):
+        for name in files:
+            path = os.path.join(folder, name)
+            if name.endswith(".py") and not path.endswith(os.path.join("mindnlp_shim", "_mindspore.py")):
+                with open(path, encoding="utf-8") as source:
+                    offenders += [f"{path}:{number}" for number, line in enumerate(source, 1) if pattern.search(line)]
+    assert not offenders, offenders

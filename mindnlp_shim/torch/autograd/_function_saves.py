@@ -116,7 +116,7 @@ class _Edge(_ms.FunctionBase):
     def forward(ctx, tensor):
         zero = _Edge._zeros.get(tensor._dtype)
         if zero is None:
-            zero = _Edge._zeros[tensor._dtype] = ops.zeros((), tensor._dtype)
+            zero = _Edge._zeros[tensor._dtype] = _ms.zeros((), tensor._dtype)
         return ops.broadcast_to(zero, tensor._shape)
 
     @staticmethod
@@ -139,7 +139,7 @@ class _SavedOutput(_ms.FunctionBase):
         state = owner.__dict__[_STATE]
         materialize = owner.materialize_grads
         grads = [grad if position == ctx.position
-                 else (ops.zeros(meta[0], meta[1]) if materialize and meta is not None else None)
+                 else (_ms.zeros(meta[0], meta[1]) if materialize and meta is not None else None)
                  for position, meta in enumerate(state.output_metas)]
         results = _as_tuple(type(owner).backward(owner, *grads))
         return (None, None, None) + tuple(results[index] if index < len(results) else None
