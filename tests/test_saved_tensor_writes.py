@@ -82,6 +82,54 @@ def _constant_saved_by_mul_written_through_a_view_of_a_dropped_view(T, write):
     return w.grad
 
 
+def _non_leaf_saved_by_mul_written_through_detach(T, write):
+    # torch's detach() shares the version counter of the tensor it was taken from
+    w = T.tensor(W, requires_grad=True)
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    loss = (w * y).sum()
+    write(T, y.detach())
+    loss.backward()
+    return w.grad
+
+
+def _leaf_saved_by_mul_written_through_detach(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (w * (x * 2)).sum()
+    write(T, w.detach())
+    loss.backward()
+    return x.grad
+
+
+def _constant_saved_by_mul_written_through_a_view_of_a_detach(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    loss = (w * x).sum()
+    write(T, x.detach()[:])
+    loss.backward()
+    return w.grad
+
+
+def _non_leaf_saved_by_mul_written_through_a_detach_of_a_detach(T, write):
+    w = T.tensor(W, requires_grad=True)
+    y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2
+    loss = (w * y).sum()
+    write(T, y.detach().detach())  # (the detach in between is gone)
+    loss.backward()
+    return w.grad
+
+
+def _non_leaf_not_saved_written_through_detach(T, write):
+    # nothing saved it: the backward has nothing to refuse, in torch either
+    w = T.tensor(W, requires_grad=True)
+    y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2
+    loss = (w + y).sum()
+    write(T, y.detach())
+    loss.backward()
+    return w.grad
+
+
 def _square(T, saves):
     class Square(T.autograd.Function):
         @staticmethod
@@ -142,7 +190,10 @@ SCENARIOS = {f.__name__.lstrip("_"): f for f in (
     _constant_saved_by_mul, _graph_tensor_written_under_no_grad, _constant_written_before_the_forward,
     _copy_written_after_the_forward, _parameter_written_through_data, _constant_saved_by_mul_written_through_a_view,
     _constant_saved_by_mul_written_through_a_view_of_a_dropped_view, _input_saved_by_a_custom_function,
-    _output_saved_by_a_custom_function, _custom_function_output_written_before_its_backward_reads_nothing_saved)}
+    _output_saved_by_a_custom_function, _custom_function_output_written_before_its_backward_reads_nothing_saved,
+    _non_leaf_saved_by_mul_written_through_detach, _leaf_saved_by_mul_written_through_detach,
+    _constant_saved_by_mul_written_through_a_view_of_a_detach,
+    _non_leaf_saved_by_mul_written_through_a_detach_of_a_detach, _non_leaf_not_saved_written_through_detach)}
 
 WRITES = {
     "add_": lambda T, t: t.add_(1.0),
