@@ -224,3 +224,41 @@ def test_backward_after_a_write_matches_torch(scenario, write):
     else:
         assert not isinstance(ours, tuple), ours
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+RECORDED_WRITES = {  # a value that requires grad written in grad mode: the written tensor joins the graph
+    "copy_": lambda t, h: t.copy_(h),
+    "add_": lambda t, h: t.add_(h),
+    "mul_": lambda t, h: t.mul_(h),
+    "index_assignment": lambda t, h: t.__setitem__(0, h[1]),
+    "slice_assignment": lambda t, h: t.__setitem__(slice(1, 3), h[:2]),
+}
+
+
+def _recorded_write_through_detach(T, write, saved):
+    w = T.tensor(W, requires_grad=True)
+    y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2
+    h = T.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    loss = ((w * y) if saved else (w + y)).sum()  # (w + y saves nothing)
+    detached = y.detach()
+    RECORDED_WRITES[write](detached, h * 1)
+    loss.backward()
+    detached.sum().backward()
+    return np.concatenate([w.grad.numpy(), h.grad.numpy(), y.detach().numpy()]).astype(np.float64)
+
+
+@pytest.mark.parametrize("saved", [True, False])
+@pytest.mark.parametrize("write", list(RECORDED_WRITES))
+def test_recorded_write_through_detach_matches_torch(write, saved):
+    def outcome(T):
+        try:
+            return _recorded_write_through_detach(T, write, saved)
+        except RuntimeError as exc:
+            return type(exc).__name__, "modified by an inplace operation" in str(exc).lower()
+
+    ours, theirs = outcome(mt), outcome(rt)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        assert not isinstance(ours, tuple), ours
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

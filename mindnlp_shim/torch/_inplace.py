@@ -98,6 +98,7 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     is_view = getattr(tensor, "parent_tensor_", None) is not None
     if is_leaf and _records(value):
         _recorded_write_into_leaf(tensor, converted, is_view, check_overlap)
+        _memory.count_on_sources(tensor)  # (a detached tensor: torch's write count is its source's too)
         return tensor
     if not is_leaf:
         root = _autograd_views.check_write(tensor)

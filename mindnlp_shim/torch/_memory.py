@@ -120,6 +120,12 @@ def count_write(tensor):
 def written_through(tensor):
     """After a counted write into `tensor`'s memory: the tensors it was detached from count it too, and the views
     in the graph over that memory keep their gradients (`_autograd_views.refresh`)."""
+    count_on_sources(tensor)
+    views_written(tensor)
+
+
+def count_on_sources(tensor):
+    """A write into `tensor`, counted on its own counter, is counted on the tensors it was detached from."""
     sources = tensor.__dict__.get(DETACHED_FROM)
     if sources is not None:
         for ref in sources if type(sources) is tuple else (sources,):
@@ -127,4 +133,3 @@ def written_through(tensor):
             if source is not None:
                 count_writes([source])
                 views_written(source)
-    views_written(tensor)

@@ -847,8 +847,15 @@ def __setitem__(self, index, value):
         updated = clone(self)
         _ms_setitem(updated, index, value)
         _inplace.assign(self, updated, value_is_fresh=True)
+    elif PROCESS_DEVICE_TYPE == "cpu" and not self._requires_grad and \
+            all(type(it) in (int, slice) or it is None or it is Ellipsis for it in items):
+        # a value that requires grad into a tensor outside the graph: through the selected view, whose write
+        # `_inplace` records on this tensor and puts into its memory (MindSpore's own would give this tensor a new
+        # storage, leaving what shares its memory: a tensor it was detached from, its views)
+        _inplace.assign(self[index], value)
     else:
         _ms_setitem(self, index, value)
+        _memory.count_on_sources(self)  # (a detached tensor: torch's write count is its source's too)
 
 
 def _numpy_index_item(item):
