@@ -103,8 +103,11 @@ def write(tensor, value, check_overlap=True):
 # stop_gradient has a counter of its own, so a write through it is counted on the sources too (`count_write`).
 # Weak: a detached loss must not keep its graph alive.
 DETACHED_FROM = "_detached_from"
-# set by `_autograd_views`: re-derives the autograd nodes of the views of a tensor written outside the graph
-views_written = None
+
+
+def views_written(tensor):
+    """Re-derives the autograd nodes of the views of `tensor` after a write outside the graph: replaced by
+    `_autograd_views.refresh` when that module loads (it imports this one)."""
 
 
 def count_write(tensor):
