@@ -82,6 +82,54 @@ def _constant_saved_by_mul_written_through_a_view_of_a_dropped_view(T, write):
     return w.grad
 
 
+def _non_leaf_saved_by_mul_written_through_detach(T, write):
+    # torch's detach() shares the version counter of the tensor it was taken from
+    w = T.tensor(W, requires_grad=True)
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    loss = (w * y).sum()
+    write(T, y.detach())
+    loss.backward()
+    return w.grad
+
+
+def _leaf_saved_by_mul_written_through_detach(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (w * (x * 2)).sum()
+    write(T, w.detach())
+    loss.backward()
+    return x.grad
+
+
+def _constant_saved_by_mul_written_through_a_view_of_a_detach(T, write):
+    w = T.tensor(W, requires_grad=True)
+    x = T.ones(3)
+    loss = (w * x).sum()
+    write(T, x.detach()[:])
+    loss.backward()
+    return w.grad
+
+
+def _non_leaf_saved_by_mul_written_through_a_detach_of_a_detach(T, write):
+    w = T.tensor(W, requires_grad=True)
+    y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2
+    loss = (w * y).sum()
+    write(T, y.detach().detach())  # (the detach in between is gone)
+    loss.backward()
+    return w.grad
+
+
+def _non_leaf_not_saved_written_through_detach(T, write):
+    # nothing saved it: the backward has nothing to refuse, in torch either
+    w = T.tensor(W, requires_grad=True)
+    y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2
+    loss = (w + y).sum()
+    write(T, y.detach())
+    loss.backward()
+    return w.grad
+
+
 def _square(T, saves):
     class Square(T.autograd.Function):
         @staticmethod
@@ -142,7 +190,10 @@ SCENARIOS = {f.__name__.lstrip("_"): f for f in (
     _constant_saved_by_mul, _graph_tensor_written_under_no_grad, _constant_written_before_the_forward,
     _copy_written_after_the_forward, _parameter_written_through_data, _constant_saved_by_mul_written_through_a_view,
     _constant_saved_by_mul_written_through_a_view_of_a_dropped_view, _input_saved_by_a_custom_function,
-    _output_saved_by_a_custom_function, _custom_function_output_written_before_its_backward_reads_nothing_saved)}
+    _output_saved_by_a_custom_function, _custom_function_output_written_before_its_backward_reads_nothing_saved,
+    _non_leaf_saved_by_mul_written_through_detach, _leaf_saved_by_mul_written_through_detach,
+    _constant_saved_by_mul_written_through_a_view_of_a_detach,
+    _non_leaf_saved_by_mul_written_through_a_detach_of_a_detach, _non_leaf_not_saved_written_through_detach)}
 
 WRITES = {
     "add_": lambda T, t: t.add_(1.0),
@@ -168,6 +219,44 @@ def _outcome(T, scenario, write):
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_backward_after_a_write_matches_torch(scenario, write):
     ours, theirs = _outcome(mt, scenario, write), _outcome(rt, scenario, write)
+    if isinstance(theirs, tuple):
+        assert ours == theirs
+    else:
+        assert not isinstance(ours, tuple), ours
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+RECORDED_WRITES = {  # a value that requires grad written in grad mode: the written tensor joins the graph
+    "copy_": lambda t, h: t.copy_(h),
+    "add_": lambda t, h: t.add_(h),
+    "mul_": lambda t, h: t.mul_(h),
+    "index_assignment": lambda t, h: t.__setitem__(0, h[1]),
+    "slice_assignment": lambda t, h: t.__setitem__(slice(1, 3), h[:2]),
+}
+
+
+def _recorded_write_through_detach(T, write, saved):
+    w = T.tensor(W, requires_grad=True)
+    y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 2
+    h = T.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    loss = ((w * y) if saved else (w + y)).sum()  # (w + y saves nothing)
+    detached = y.detach()
+    RECORDED_WRITES[write](detached, h * 1)
+    loss.backward()
+    detached.sum().backward()
+    return np.concatenate([w.grad.numpy(), h.grad.numpy(), y.detach().numpy()]).astype(np.float64)
+
+
+@pytest.mark.parametrize("saved", [True, False])
+@pytest.mark.parametrize("write", list(RECORDED_WRITES))
+def test_recorded_write_through_detach_matches_torch(write, saved):
+    def outcome(T):
+        try:
+            return _recorded_write_through_detach(T, write, saved)
+        except RuntimeError as exc:
+            return type(exc).__name__, "modified by an inplace operation" in str(exc).lower()
+
+    ours, theirs = outcome(mt), outcome(rt)
     if isinstance(theirs, tuple):
         assert ours == theirs
     else:

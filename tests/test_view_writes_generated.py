@@ -5,7 +5,8 @@ outside it that joins the graph through a write of a value that requires grad in
 (`out = zeros(...); out[...].copy_(y...)`). It then takes random view chains (slices with steps, select, narrow,
 transpose, view where viewable, diagonal, unsqueeze) of the base or of earlier views, and writes in place through
 views and into the base (copy_, add_, mul_, zero_, fill_, index assignment, masked_fill_, and writes reading
-other views of the same base), keeping every view alive. Then a loss over the base and all views is
+other views of the same base), keeping every view alive; a write is recorded, or made under no_grad, or through
+`detach()` of its target. Then a loss over the base and all views is
 backpropagated. torch records each write on the base (CopySlices) and re-derives every view from it; the values of
 every tensor and the gradients of x and y must be torch's (float32, 1e-5).
 
@@ -25,6 +26,9 @@ if rt is None:
     test_whole_module_in_subprocess = subprocess_fallback(__file__)
 
 ROOT_SHAPES = [(4, 6), (3, 4, 5), (2, 3, 4), (6,)]
+# how a write is made: recorded by autograd, under no_grad, or through `detach()` of the tensor (grad mode on); the
+# last two change no node in torch, only the values (and the write count) that later views and ops read
+WRITE_MODES = ["recorded", "recorded", "no_grad", "detach"]
 Y_SIZE = 128
 
 
@@ -193,7 +197,8 @@ def programs(draw):
             steps.append(("view", source, chain))
         else:
             target = draw(st.integers(0, len(stand_ins) - 1))
-            steps.append(("write", target, _write_op(data, stand_ins[target], list(range(len(stand_ins))))))
+            steps.append(("write", target, _write_op(data, stand_ins[target], list(range(len(stand_ins)))),
+                          draw(st.sampled_from(WRITE_MODES))))
     return shape, outside, steps
 
 
@@ -228,8 +233,14 @@ def _run(T, program):
                     view = _apply_view(T, view, op)
                 tensors.append(view)
             else:
-                _, target, write = step
-                _apply_write(T, tensors[target], write, y, tensors)
+                _, target, write, mode = step
+                if mode == "recorded":
+                    _apply_write(T, tensors[target], write, y, tensors)
+                elif mode == "no_grad":
+                    with T.no_grad():
+                        _apply_write(T, tensors[target], write, y, tensors)
+                else:  # through a detached alias, grad mode on, with values outside the graph
+                    _apply_write(T, tensors[target].detach(), write, y.detach(), [t.detach() for t in tensors])
         loss = x.sum() * 0
         for i, t in enumerate(tensors):
             weights = T.tensor(np.linspace(-1.0, 1.0, max(t.numel(), 1), dtype=np.float32)[:t.numel()]
@@ -275,8 +286,8 @@ def test_the_programs_reach_the_replay():
     original = _view_replay.write
     _view_replay.write = lambda *args: (calls.append(1), original(*args))[1]
     try:
-        _run(mt, ((4, 6), False, [("view", 0, [("select", (0, 1))]), ("write", 1, ("copy_", (0,))),
-                                  ("write", 0, ("add_scalar", (1.0,)))]))
+        _run(mt, ((4, 6), False, [("view", 0, [("select", (0, 1))]), ("write", 1, ("copy_", (0,)), "recorded"),
+                                  ("write", 0, ("add_scalar", (1.0,)), "recorded")]))
     finally:
         _view_replay.write = original
     assert len(calls) == 2

@@ -32,6 +32,7 @@ _STAND_IN = "_copy_standing_for_view"  # on a copy tracked as a view (`register(
 _PRUNE_AT = 64  # dead references are dropped when a root's list grows past this
 _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the graph: weak references to its bases
 _CHAIN_PRUNE_AT = 8
+_REMAKE = "_view_remake"  # on a tracked view that is MindSpore's view of its source: (source, remake(source))
 DETACHED = "_data_alias_family"  # on `.data` made as a view (`_tensor._get_data`) and on views of it: no view in torch
 # where MindSpore cannot count a write made through a view (2.7.x), each view records the base it is counted on
 _note_counted_base = None if _ms.VIEW_WRITES_COUNTED else _ms.note_view
@@ -47,6 +48,9 @@ def note_untracked_view(base, view):
         state = base.__dict__
         if DETACHED in state:  # (a view of `.data`: its history, too, never reaches the tensor `.data` was taken of)
             view.__dict__[DETACHED] = True
+        detached_from = state.get(_memory.DETACHED_FROM)
+        if detached_from is not None:  # (a view of `t.detach()` shares t's write counter too)
+            view.__dict__[_memory.DETACHED_FROM] = detached_from
         chain = state.get(_UNTRACKED_BASE, ())
         if len(chain) >= _CHAIN_PRUNE_AT:  # (`x = x[1:]` in a loop: keep the chain short, the live bases in it)
             chain = tuple(ref for ref in chain if ref() is not None)[1 - _CHAIN_PRUNE_AT:]
@@ -86,10 +90,11 @@ def _tracked(tensor):
     return (tensor._requires_grad or not tensor._is_leaf) and _ms.grad_enabled()
 
 
-def register(source, view, multi=False, stands_for_view=False):
+def register(source, view, multi=False, stands_for_view=False, remake=None):
     """Record that `view` (an op's result sharing `source`'s memory) is a view of `source`'s root.
     `stands_for_view`: `view` is a copy standing for what torch makes a view (view_as_complex of a tensor in the
-    graph): tracked all the same, so that writes into it or into `source` are refused as for views."""
+    graph): tracked all the same, so that writes into it or into `source` are refused as for views.
+    `remake(source)`: where `view` is MindSpore's view of `source`, the same view made again (see `refresh`)."""
     if view is source or getattr(source, "_is_data_alias", False):  # (`.data` is outside autograd, as in torch)
         return
     root = getattr(source, _ROOT, None)
@@ -101,6 +106,8 @@ def register(source, view, multi=False, stands_for_view=False):
     if _note_counted_base is not None:
         _note_counted_base(source, view)
     setattr(view, _ROOT, root)
+    if remake is not None:
+        view.__dict__[_REMAKE] = (source, remake)
     if stands_for_view:
         setattr(view, _STAND_IN, True)
     if multi or getattr(source, _MULTI, False):
@@ -114,13 +121,14 @@ def register(source, view, multi=False, stands_for_view=False):
     views.append(weakref.ref(view))
 
 
-def view_op(fn=None, *, multi=False, same=None):
+def view_op(fn=None, *, multi=False, same=None, by_shape=None):
     """Decorator for a torch view op `fn(input, ...)`: its result (or each result of a tuple) is tracked as a
     view of `input` when `input` is in the autograd graph, and noted as one otherwise. `same(input)`, where given,
     stands for a result that is `input` itself: torch's view ops return a distinct tensor even where they change
-    nothing (`shape._alias`)."""
+    nothing (`shape._alias`). `by_shape`, for an op `fn(input, other)` that reads only `other`'s shape (view_as):
+    the op taking that shape, which remakes the view (`refresh`) without keeping `other` alive."""
     if fn is None:
-        return functools.partial(view_op, multi=multi, same=same)
+        return functools.partial(view_op, multi=multi, same=same, by_shape=by_shape)
 
     @functools.wraps(fn)
     def op(input, *args, **kwargs):
@@ -129,8 +137,8 @@ def view_op(fn=None, *, multi=False, same=None):
             if same is not None:
                 out = tuple(same(input) if part is input else part for part in out)
             if (input._requires_grad or not input._is_leaf) and grad_enabled():
-                for part in out:
-                    register(input, part, multi)
+                for at, part in enumerate(out):
+                    register(input, part, multi, remake=functools.partial(_remade, fn, args, kwargs, same, at))
             else:
                 for part in out:
                     note_untracked_view(input, part)
@@ -138,12 +146,59 @@ def view_op(fn=None, *, multi=False, same=None):
         if out is input and same is not None:
             out = same(input)
         if (input._requires_grad or not input._is_leaf) and grad_enabled():
-            register(input, out, multi)
+            if by_shape is None:
+                remake = functools.partial(_remade, fn, args, kwargs, same, None)
+            else:
+                remake = functools.partial(_remade, by_shape, (tuple(args[0]._shape),), {}, same, None)
+            register(input, out, multi, remake=remake)
         else:
             note_untracked_view(input, out)
         return out
 
     return op
+
+
+def _remade(fn, args, kwargs, same, at, source):
+    """The view op's result (its part `at` of a tuple) made again from `source`, as `view_op` made it."""
+    out = fn(source, *args, **kwargs)
+    if at is not None:
+        out = out[at]
+    return same(source) if out is source and same is not None else out
+
+
+def refresh(tensor):
+    """After a write outside the graph (counted) into `tensor`'s memory: every live view in the graph over that
+    memory that is MindSpore's view is made again from its source, keeping its identity.
+
+    MindSpore, like torch, regenerates the autograd node of a view whose storage's write count changed since the
+    view was made ("rebase"), as an AsStrided of its base, but that node's backward gives zeros (2.10) or fails
+    ("The pointer[base_shape] is null", 2.7.1) where the base has no in-place write in the graph, as after a write
+    under no_grad or by an optimizer. The remade view reads the same memory, shares the counter and has a node
+    made now: its gradient is torch's (a write outside the graph changes no base's node)."""
+    state = tensor.__dict__
+    root = state.get(_ROOT, tensor)
+    if _VIEWS not in root.__dict__:  # (the usual case: no views in the graph over it)
+        return
+    views = _live_views(root)
+    if not views:
+        return
+    enabled = _ms.grad_enabled()
+    _ms.set_grad_enabled(True)
+    try:
+        for view in views:  # (oldest first: a view's source, a view itself, is remade before it)
+            recipe = view.__dict__.get(_REMAKE)
+            if recipe is None:
+                continue  # (not MindSpore's view: a gather that took the memory, which keeps its node)
+            source, remake = recipe
+            fresh = remake(source)
+            if fresh is not source and fresh.data_ptr() == view.data_ptr() and fresh._shape == view._shape and \
+                    _ms.stride(fresh) == _ms.stride(view):
+                view.assign_value_cpp(fresh)  # (its node and autograd state; the same memory and counter)
+    finally:
+        _ms.set_grad_enabled(enabled)
+
+
+_memory.views_written = refresh
 
 
 def _live_views(root):

@@ -88,7 +88,9 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     is_leaf = tensor._is_leaf
     if is_leaf and tensor._requires_grad and _ms.grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if is_leaf and ON_CPU and not _records(value):
+    if ON_CPU and (is_leaf and not _records(value) or not _ms.grad_enabled()):
+        # outside autograd (a tensor of the graph written under no_grad too): a counted write into the memory;
+        # the views in the graph over it keep their gradients (`_autograd_views.refresh`)
         write_memory(tensor, value, check_overlap)
         return tensor
     converted = _as_value(tensor, value)
@@ -96,6 +98,7 @@ def assign(tensor, value, *, value_is_fresh=False, check_overlap=True):
     is_view = getattr(tensor, "parent_tensor_", None) is not None
     if is_leaf and _records(value):
         _recorded_write_into_leaf(tensor, converted, is_view, check_overlap)
+        _memory.count_on_sources(tensor)  # (a detached tensor: torch's write count is its source's too)
         return tensor
     if not is_leaf:
         root = _autograd_views.check_write(tensor)

@@ -98,9 +98,41 @@ def write(tensor, value, check_overlap=True):
     count_write(tensor)
 
 
+# on a tensor made by `detach()` (and the views of one): a weak reference to the tensor it was taken from (a tuple of
+# them for a detach of a detach). torch's detached tensor shares that tensor's version counter; MindSpore's
+# stop_gradient has a counter of its own, so a write through it is counted on the sources too (`count_write`).
+# Weak: a detached loss must not keep its graph alive.
+DETACHED_FROM = "_detached_from"
+
+
+def views_written(tensor):
+    """Re-derives the autograd nodes of the views of `tensor` after a write outside the graph: replaced by
+    `_autograd_views.refresh` when that module loads (it imports this one)."""
+
+
 def count_write(tensor):
     """Count a write made through a host view as MindSpore counts its own in-place writes, so a backward that
     saved the tensor before the write refuses it (torch's version-counter error) instead of reading the new
     values. Writes through `.data` are not counted, as in torch."""
-    if not getattr(tensor, "_is_data_alias", False):
-        count_writes([tensor])
+    if getattr(tensor, "_is_data_alias", False):
+        return
+    count_writes([tensor])
+    written_through(tensor)
+
+
+def written_through(tensor):
+    """After a counted write into `tensor`'s memory: the tensors it was detached from count it too, and the views
+    in the graph over that memory keep their gradients (`_autograd_views.refresh`)."""
+    count_on_sources(tensor)
+    views_written(tensor)
+
+
+def count_on_sources(tensor):
+    """A write into `tensor`, counted on its own counter, is counted on the tensors it was detached from."""
+    sources = tensor.__dict__.get(DETACHED_FROM)
+    if sources is not None:
+        for ref in sources if type(sources) is tuple else (sources,):
+            source = ref()
+            if source is not None:
+                count_writes([source])
+                views_written(source)

@@ -4,11 +4,13 @@ This module holds what is specific to the Tensor object: properties (shape, devi
 autograd entry points, printing and the Python protocol. Op methods (`x.sum()`, `x + y`, `x.add_()`) are bound
 to the op functions in `_ops` by `_bindings.py`.
 """
+import weakref
+
 import numpy as np
 import mindspore
 from mindspore import ops
 
-from . import _autograd_views, _backend, _dtype, _inplace, _leaf_grads, _shared_mapping
+from . import _autograd_views, _backend, _dtype, _inplace, _leaf_grads, _memory, _shared_mapping
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
@@ -23,6 +25,8 @@ Tensor = mindspore.Tensor
 _ms_shape = Tensor.shape  # MindSpore's own descriptors, captured before they are replaced
 _ms_numel = Tensor.numel
 _ms_stop_gradient = ops.stop_gradient
+_weakref = weakref.ref
+_DETACHED_FROM = _memory.DETACHED_FROM
 
 
 # ---------------------------------------------------------------- shape and metadata
@@ -133,7 +137,12 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
 
 
 def detach(self):
-    return _ms_stop_gradient(self)
+    out = _ms_stop_gradient(self)
+    # torch's detach shares the write counter (see _memory.DETACHED_FROM); a detach of a detach, with all of them
+    earlier = self.__dict__.get(_DETACHED_FROM)
+    out.__dict__[_DETACHED_FROM] = _weakref(self) if earlier is None else \
+        (_weakref(self),) + (earlier if type(earlier) is tuple else (earlier,))
+    return out
 
 
 def detach_(self):
@@ -646,7 +655,7 @@ def __getitem__(self, index):
         if out is self:
             out = _sh._alias(self)  # (`x[...]`: torch's result is a distinct view)
         if _ms.grad_enabled():
-            _autograd_views.register(self, out)  # basic indexing gives a view
+            _autograd_views.register(self, out, remake=lambda source: _getitem_again(source, index))  # a view
         return out
     out = _ms_getitem(self, index)  # (bf16 too: untracked slices stay views whose writes reach the base)
     out = _sh._alias(self) if out is self else out
@@ -803,9 +812,11 @@ def __setitem__(self, index, value):
             items = tuple(map(_normalize_index_item, items))
             index = items[0] if len(items) == 1 else items
             break
-    if PROCESS_DEVICE_TYPE == "cpu" and self._is_leaf and not _inplace._records(value) and \
-            not (self._requires_grad and _ms.grad_enabled()):
-        _setitem_in_memory(self, items, value)  # into the tensor's own storage: every alias sees the write
+    if PROCESS_DEVICE_TYPE == "cpu" and (not _ms.grad_enabled() or self._is_leaf and not self._requires_grad
+                                         and not _inplace._records(value)):
+        # outside autograd (a tensor of the graph under no_grad too): into the tensor's own storage, so every alias
+        # sees the write; counted, and the views in the graph over it keep their gradients (`_memory.count_write`)
+        _setitem_in_memory(self, items, value)
         return
     if isinstance(value, Tensor) and value.ndim and any(type(it) is Tensor and it.dtype == mindspore.bool_
                                                         for it in items):
@@ -837,8 +848,15 @@ def __setitem__(self, index, value):
         updated = clone(self)
         _ms_setitem(updated, index, value)
         _inplace.assign(self, updated, value_is_fresh=True)
+    elif PROCESS_DEVICE_TYPE == "cpu" and not self._requires_grad and \
+            all(type(it) in (int, slice) or it is None or it is Ellipsis for it in items):
+        # a value that requires grad into a tensor outside the graph: through the selected view, whose write
+        # `_inplace` records on this tensor and puts into its memory (MindSpore's own would give this tensor a new
+        # storage, leaving what shares its memory: a tensor it was detached from, its views)
+        _inplace.assign(self[index], value)
     else:
         _ms_setitem(self, index, value)
+        _memory.count_on_sources(self)  # (a detached tensor: torch's write count is its source's too)
 
 
 def _numpy_index_item(item):
@@ -876,6 +894,11 @@ def _setitem_in_memory(self, items, value):
         raise RuntimeError(f"shape mismatch: value of shape {tuple(np.shape(value))} cannot be written into "
                            f"the indexed part of a tensor of shape {tuple(self.shape)}: {exc}") from None
     _memory.count_write(self)
+
+
+def _getitem_again(self, index):
+    out = _ms_getitem_tracked(self, index)
+    return _sh._alias(self) if out is self else out
 
 
 def _getitem_stepped(self, items):

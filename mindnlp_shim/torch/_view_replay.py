@@ -88,7 +88,9 @@ def write(target, root, value, views):
         seen.add(id(view))
         index = _elements_in(root, root_positions, view)
         nodes.append((view, ops.gather(new_flat, mindspore.Tensor(index), 0)))
-    _memory.write(target, _memory.host_view(value), check_overlap=False)  # (counted as one write)
+    # (counted as one write; the views take their nodes below, not from `_autograd_views.refresh`)
+    np.copyto(_memory.host_view(target), _memory.host_view(value), casting="unsafe")
+    _memory.count_writes([target])
     tensors = [tensor for tensor, _ in nodes]
     counts = [_ms.write_count(tensor) for tensor in tensors]
     for tensor, node in nodes:

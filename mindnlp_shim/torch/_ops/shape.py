@@ -688,10 +688,11 @@ def _track_views():
     from .. import _autograd_views
 
     module = globals()
+    by_shape = {"view_as": view, "reshape_as": reshape, "expand_as": expand}  # (the ops before they are wrapped)
     for name in ("view", "reshape", "view_as", "reshape_as", "transpose", "t", "permute", "movedim", "unsqueeze",
                  "squeeze", "unflatten", "expand", "expand_as", "broadcast_to", "narrow", "select",
                  "diagonal", "tensor_split"):
-        module[name] = _autograd_views.view_op(module[name], same=_alias)
+        module[name] = _autograd_views.view_op(module[name], same=_alias, by_shape=by_shape.get(name))
     module["flatten"] = _autograd_views.view_op(module["flatten"])
     for name in ("split", "split_with_sizes", "chunk", "unbind"):  # torch's multi-output views
         module[name] = _autograd_views.view_op(module[name], multi=True, same=_alias)

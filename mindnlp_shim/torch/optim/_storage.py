@@ -57,6 +57,8 @@ def count_writes(tensors):
     """Raise the write count of each tensor an update wrote through its host array (torch's version counter)."""
     if tensors:
         _memory.count_writes(tensors)
+        for tensor in tensors:  # (views in the graph of a parameter, kept across a step, keep their gradients)
+            _memory.views_written(tensor)
 
 
 def release(tensor, array, is_copy):
