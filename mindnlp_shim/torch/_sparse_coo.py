@@ -101,7 +101,8 @@ class SparseCooTensor:
     dtype = property(lambda self: self._vals.dtype)
     device = property(lambda self: self._vals.device)
     ndim = property(lambda self: len(self._size))
-    requires_grad = property(lambda self: self._vals.requires_grad)
+    requires_grad = property(lambda self: self._vals.requires_grad,
+                             lambda self, value: self.requires_grad_(value))
     is_leaf = property(lambda self: self._leaf or not self._vals.requires_grad)
 
     @property
