@@ -273,8 +273,11 @@ def test_sizes_and_conversions_follow_torch():
             tuple(scalar.shape), _np(scalar.to_dense()).tolist(), s.type(), T.is_tensor(s), T.numel(s),
             str(T.result_type(s, T.tensor(1, dtype=T.int64))), T.sparse_coo_tensor(i[:, :1], T.ones(1)).is_coalesced(),
             s.coalesce().to(T.float64).is_coalesced(), T.sparse_coo_tensor(i, T.ones(3), is_coalesced=True).is_coalesced(),
-            T.zeros(2, 3).is_sparse, T.zeros(2, 3).to_dense().is_sparse,
+            T.zeros(2, 3).is_sparse, T.zeros(2, 3).to_dense().is_sparse, s.to(T.float32, copy=True) is s,
         ])
+        source = T.ones(3)
+        flagged = T.sparse_coo_tensor(i, source, (2, 3)).requires_grad_()
+        results[-1] += [flagged.requires_grad, flagged.is_leaf, source.requires_grad]
     _same_results(results)
 
 
@@ -426,6 +429,7 @@ def _describe(T, r):
     return repr(r)
 
 
+@pytest.mark.filterwarnings("ignore")  # (deprecated torch functions warn when called; not under test)
 def test_torch_functions_on_a_sparse_operand_answer_torchs_answer_or_raise():
     """Every public torch function called with a sparse operand (alone, twice, after a dense one, before a 0):
     where the shim answers, torch answers the same; where torch raises, the shim raises. The shim may refuse

@@ -185,7 +185,8 @@ class SparseCooTensor:
     def requires_grad_(self, requires_grad=True):
         if not self.is_leaf:
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        self._vals.requires_grad_(requires_grad)
+        # (a detached alias: the flag is this tensor's, not that of the tensor its values were built from)
+        self._vals = self._vals.detach().requires_grad_(requires_grad)
         self._leaf = True
         return self
 
@@ -208,13 +209,14 @@ class SparseCooTensor:
         dtype = kwargs.pop("dtype", dtype)
         device = kwargs.pop("device", device)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("copy", None)
+        copy = kwargs.pop("copy", False)
         if kwargs:
             raise unsupported(f"torch.Tensor.to({', '.join(kwargs)}=...)")
         values = self._vals.to(device=device, dtype=dtype) if (dtype or device) else self._vals
         indices = self._idx.to(device=device) if device is not None else self._idx
         if values is self._vals and indices is self._idx:
-            return self  # (torch: a conversion to what the tensor already is returns it)
+            # (torch: a conversion to what the tensor already is returns it, unless a copy is asked for)
+            return self.clone() if copy else self
         return SparseCooTensor(indices, values, self._size, self._coalesced)
 
     def _as(dtype_name):  # noqa: N805  (class-body helper)
