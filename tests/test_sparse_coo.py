@@ -274,6 +274,7 @@ def test_sizes_and_conversions_follow_torch():
             str(T.result_type(s, T.tensor(1, dtype=T.int64))), T.sparse_coo_tensor(i[:, :1], T.ones(1)).is_coalesced(),
             s.coalesce().to(T.float64).is_coalesced(), T.sparse_coo_tensor(i, T.ones(3), is_coalesced=True).is_coalesced(),
             T.zeros(2, 3).is_sparse, T.zeros(2, 3).to_dense().is_sparse, s.to(T.float32, copy=True) is s,
+            str(T.ones(2, dtype=T.int64).to(s).dtype),
         ])
         source = T.ones(3)
         flagged = T.sparse_coo_tensor(i, source, (2, 3)).requires_grad_()
@@ -342,6 +343,7 @@ _ERRORS = {
     "to_sparse(3) of a vector": lambda T: T.ones(2).to_sparse(3),
     "bool()": lambda T: bool(_dup(T)),
     "len of 0-d": lambda T: len(T.sparse_coo_tensor(T.zeros(0, 1, dtype=T.int64), T.ones(1), ())),
+    "dense.type_as(sparse)": lambda T: T.ones(2, 3).type_as(_dup(T)),
     "requires_grad of int values": lambda T: T.sparse_coo_tensor(T.tensor([[0]]), T.tensor([1]), requires_grad=True),
 }
 
