@@ -134,6 +134,10 @@ _removed_api.install()
 _strided_views.install()
 _tensor_state_methods.install()
 _tensor_sparse_accessors.install()
+from ._sparse_coo import sparse_coo_tensor  # noqa: E402,F401
+from . import _sparse_coo  # noqa: E402
+
+_sparse_coo.install(globals())
 from . import _python_dtypes  # noqa: E402  (last: wraps the functions and methods defined above)
 
 _python_dtypes.install(globals())

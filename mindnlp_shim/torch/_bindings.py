@@ -8,6 +8,7 @@ from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as 
 from ._ops import buffers, matrix, special_math as sm, strided_views
 from ._ops.host_small import binary as _host_binary
 from ._runtime import grad_enabled
+from ._sparse_coo import SparseCooTensor as _Sparse
 from .. import _mindspore as _ms
 
 Tensor = mindspore.Tensor
@@ -207,6 +208,9 @@ def _any_recorded(args, kwargs):
         for v in group:
             if type(v) is Tensor:
                 if v._requires_grad or not v._is_leaf:
+                    return True
+            elif type(v) is _Sparse:
+                if v.requires_grad:
                     return True
             elif isinstance(v, (list, tuple)):
                 for t in v:

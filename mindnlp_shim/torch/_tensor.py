@@ -250,7 +250,7 @@ def _parse_to_args(args, kwargs):
         elif isinstance(a, (str, _device_cls, int)):
             dev = a
         elif isinstance(a, Tensor):
-            dtype = a.dtype
+            dtype = a.dtype  # (torch: a sparse tensor's dtype too; type_as refuses one)
         elif isinstance(a, bool):
             pass  # non_blocking / copy positional flags
         elif a is not None:
@@ -292,6 +292,9 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 
 
 def type_as(self, other):
+    if type(other) is not Tensor and other.is_sparse:  # (torch converts to its type name, a sparse one)
+        raise RuntimeError("to(options) doesn't support converting to a different layout, but got self.layout "
+                           "being Strided and options.layout set as Sparse")
     return to(self, other.dtype)
 
 

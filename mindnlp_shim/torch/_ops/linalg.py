@@ -7,6 +7,8 @@ from mindspore import ops
 from .. import _dtype
 from . import empty_products as _empty
 from . import host_small
+from .. import _sparse_coo
+from .._sparse_coo import SparseCooTensor as _Sparse
 from . import matrix_products as _products
 from ._util import no_kernel, type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
@@ -66,6 +68,8 @@ def _flagged_product(a, b):
 def matmul(input, other, *, out=None):
     if out is not None:
         return write_out(out, matmul(input, other), "matmul", exact=True)
+    if type(input) is _Sparse or type(other) is _Sparse:
+        return _sparse_coo.matmul(input, other)
     on_host = host_small.matmul(input, other)
     if on_host is not None:
         return on_host
@@ -79,6 +83,8 @@ def matmul(input, other, *, out=None):
 def mm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, mm(input, mat2), "mm", exact=True)
+    if type(input) is _Sparse or type(mat2) is _Sparse:
+        return _sparse_coo.mm(input, mat2)
     if len(input._shape) != 2:  # (MindSpore's MatMul would broadcast a vector or a batch)
         raise RuntimeError("self must be a matrix")
     if len(mat2._shape) != 2:

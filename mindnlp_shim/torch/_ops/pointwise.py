@@ -13,6 +13,8 @@ from .erfinv_float64 import erfinv_any
 from ._util import no_kernel, Tensor, type_name, write_out
 from .broadcast import empty_broadcast, tiled_operands
 from . import host_small
+from .. import _sparse_coo
+from .._sparse_coo import SparseCooTensor as _Sparse
 from .._runtime import grad_enabled
 
 
@@ -117,6 +119,8 @@ def _half_in_float32(op, input, other, alpha):
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, add(input, other, alpha=alpha), "add")
+    if type(other) is _Sparse or type(input) is _Sparse:
+        return _sparse_coo.add(input, other, alpha=alpha)
     if type(alpha) is not int:
         _check_alpha(input, other, alpha)
     if alpha == 1:
@@ -162,6 +166,8 @@ def _refuse_bool_subtraction(input, other):
 def sub(input, other, *, alpha=1, out=None):
     if out is not None:
         return write_out(out, sub(input, other, alpha=alpha), "sub")
+    if type(other) is _Sparse or type(input) is _Sparse:
+        return _sparse_coo.add(input, other, alpha=-alpha)
     _refuse_bool_subtraction(input, other)
     if type(alpha) is not int:
         _check_alpha(input, other, alpha)
@@ -186,6 +192,10 @@ def rsub(input, other, *, alpha=1):
 def mul(input, other, *, out=None):
     if out is not None:
         return write_out(out, mul(input, other), "mul")
+    if type(other) is _Sparse:
+        return other.mul(input)  # (a dense 0-d tensor or a number times a sparse tensor)
+    if type(input) is _Sparse:
+        return input.mul(other)
     on_host = host_small.binary(np.multiply, input, other)
     if on_host is not None:
         return on_host
