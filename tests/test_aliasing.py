@@ -292,6 +292,14 @@ def test_writes_inside_the_graph(view, write, target):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=what)
 
 
+def _assert_same_base_and_gradient(ours, theirs):
+    for a, b in zip(ours, theirs):
+        if b is None:  # (torch: a write that does not read the old value leaves the leaf without a gradient)
+            assert a is None or not a.any()
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("write", GRAPH_WRITES)
 def test_write_into_graph_tensor_without_views_matches_torch(write):
     """The common case (no view of the written tensor is alive) is never refused and gives torch's gradients."""
@@ -302,11 +310,7 @@ def test_write_into_graph_tensor_without_views_matches_torch(write):
         (base * T.tensor(_WEIGHTS)).sum().backward()
         return [None if t is None else np.array(t.detach().numpy()) for t in (base, leaf.grad)]
 
-    for a, b in zip(outcome(mt), outcome(rt)):
-        if b is None:  # (torch: a write that does not read the old value leaves the leaf without a gradient)
-            assert a is None or not a.any()
-        else:
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    _assert_same_base_and_gradient(outcome(mt), outcome(rt))
 
 
 def _outside_autograd_outcome(T, view, write, target):
@@ -354,11 +358,7 @@ def test_write_into_a_base_whose_views_took_an_earlier_write_matches_torch(write
         (base * T.tensor(_WEIGHTS)).sum().backward()
         return [None if t is None else np.array(t.detach().numpy()) for t in (base, leaf.grad)]
 
-    for a, b in zip(outcome(mt), outcome(rt)):
-        if b is None:  # (torch: a write that does not read the old value leaves the leaf without a gradient)
-            assert a is None or not a.any()
-        else:
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    _assert_same_base_and_gradient(outcome(mt), outcome(rt))
 
 
 @pytest.mark.parametrize("view", GRAPH_VIEWS)
