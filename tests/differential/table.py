@@ -1311,6 +1311,8 @@ NOT_GENERATED = {
     "torch.frombuffer": "reads raw memory, not tensor data (tests/test_ecosystem_api.py compares values and errors "
                         "with real torch)",
     "Tensor.to_dense": "the tensor itself or a cast: every shim tensor is strided (tests/test_ecosystem_api.py)",
+    "torch.sparse_coo_tensor": "builds a sparse COO tensor, not a strided one (tests/test_sparse_coo.py compares "
+                               "values, gradients and errors with real torch)",
 }
 
 
