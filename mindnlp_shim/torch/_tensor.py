@@ -342,6 +342,9 @@ def __array_wrap__(self, array, context=None, return_scalar=False):
     return Tensor.from_numpy(np.require(array, requirements="C"))  # (keeps a 0-d array 0-d)
 
 
+_REAL_FLOATS = (mindspore.float16, mindspore.float32, mindspore.float64)
+
+
 def clone(self, *, memory_format=None):
     # a recorded copy into new storage: gradients flow back to the source. One Identity kernel where it exists
     # (it keeps -0.0; adding a zero takes two kernels and gives 0.0). CPU has no bf16 Identity: bf16 goes through
@@ -350,6 +353,10 @@ def clone(self, *, memory_format=None):
     if on_host is not None:
         return on_host
     if self._dtype is not mindspore.bfloat16:
+        if (self._requires_grad or not self._is_leaf) and _ms.grad_enabled() and self._dtype in _REAL_FLOATS:
+            # (in the graph: a product with 1, exact and keeping -0.0; the Identity node's backward needs a Clone
+            # kernel the CPU lacks once the clone is written in place)
+            return ops.mul(self, 1)
         return ops.deepcopy(self)
     return ops.cast(ops.deepcopy(ops.cast(self, mindspore.float32)), mindspore.bfloat16)
 
