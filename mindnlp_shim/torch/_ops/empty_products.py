@@ -6,7 +6,6 @@ for one). torch's answer is exactly known in every such case: a product with an 
 product's shape (empty if the shape is), and so is each operand's gradient. `empty_product` gives that answer
 as one autograd Function, so the result keeps its place in the graph."""
 import numpy as np
-from mindspore import ops
 
 from ..autograd.function import Function
 from ... import _mindspore as _ms
