@@ -933,7 +933,8 @@ def lerp(input, end, weight, *, out=None):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcmul(input, tensor1, tensor2, value=value), "addcmul")
-    product = ops.mul(tensor1, tensor2)
+    # (tiled: on MindSpore 2.7 the broadcast gradient of an empty product was uninitialized memory)
+    product = ops.mul(*tiled_operands(tensor1, tensor2))
     _check_opmath_scalar(value, product._dtype)
     # (the shim's add: ops.add's backward into a leaf `input` needs a Clone kernel the CPU lacks)
     return add(input, _scaled(product, value))
@@ -942,7 +943,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is not None:
         return write_out(out, addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
-    ratio = quotient(tensor1, tensor2)
+    ratio = quotient(*tiled_operands(tensor1, tensor2))
     _check_opmath_scalar(value, ratio._dtype)
     return add(input, _scaled(ratio, value))
 
