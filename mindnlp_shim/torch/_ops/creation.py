@@ -290,7 +290,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 
 def _like(fn, input, dtype, device, requires_grad, *args):
-    return fn(input.shape, *args, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    # (on the input's device unless one is given: torch's default-device context does not reach *_like)
+    return fn(input.shape, *args, dtype=dtype or input.dtype, device=device if device is not None else input.device,
+              requires_grad=requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
@@ -306,7 +308,8 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+    return full(input.shape, fill_value, dtype=dtype or input.dtype,
+                device=device if device is not None else input.device, requires_grad=requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

@@ -1,11 +1,16 @@
 """Random sampling ops: torch's CPU kernels' draws (`torch/_generator/sampling.py`) from the shim's generator,
-so `torch.manual_seed(s)` gives real PyTorch's numbers."""
+so `torch.manual_seed(s)` gives real PyTorch's numbers.
+
+A sampler whose result or receiver is on the meta device draws nothing, as torch's meta kernels draw nothing:
+building a model under `torch.device("meta")` (transformers' `from_pretrained` does) leaves the generator where
+it was. The shim's meta tensors hold zeros (docs/architecture.md)."""
 import math
 
 import numpy as np
 import mindspore
 
-from .. import _dtype
+from .. import _device_context, _dtype
+from .._device import PROCESS_DEVICE, check_reachable
 from .._generator import sampling
 from ..random import _engine
 from ._util import no_kernel, out_dtype, shape_arg, Tensor, type_name, write_out  # noqa: F401  (write_out: re-export)
@@ -42,13 +47,42 @@ def _float_kind(dtype):
     return _kind(dtype or _dtype.get_default_dtype())
 
 
+def is_meta(tensor):
+    return getattr(tensor, "_is_meta", False)
+
+
+def _targets_meta(device):
+    """Whether a factory call with `device` makes a meta tensor (an explicit device, or the default one)."""
+    return (check_reachable(device) if device is not None else _device_context.current()).type == "meta"
+
+
+def _drawn(device, shape, draw):
+    """`draw()` shaped `shape`, or zeros when the result goes to the meta device (no draw: torch's meta kernels
+    leave the generator alone)."""
+    if _targets_meta(device):
+        return np.zeros(shape, dtype=np.float32)
+    return draw().reshape(shape)
+
+
+def _meta_result(shape, dtype):
+    """What a sampler returns for meta parameters: a meta tensor (zeros here), with nothing drawn."""
+    t = _as_tensor(np.zeros(tuple(shape), dtype=np.float32), dtype)
+    t._is_meta = True
+    return t
+
+
+def _like_device(input, device):
+    """The device of a `*_like` result: the given one, else the input's (not the default device's)."""
+    return device if device is not None else input.device
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     if out is not None:
         return _factory_out(out, rand(*size, generator=generator, dtype=dtype or out_dtype(out, "rand")), "rand")
     _floating_only(dtype, "check_uniform_bounds")
     shape = shape_arg(size)
-    arr = sampling.uniform(_engine(generator), math.prod(shape), _float_kind(dtype)).reshape(shape)
+    arr = _drawn(device, shape, lambda: sampling.uniform(_engine(generator), math.prod(shape), _float_kind(dtype)))
     return _finish(_as_tensor(arr, dtype), device, requires_grad)
 
 
@@ -58,7 +92,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         return _factory_out(out, randn(*size, generator=generator, dtype=dtype or out_dtype(out, "randn")), "randn")
     _floating_only(dtype, "normal_kernel_cpu")
     shape = shape_arg(size)
-    arr = sampling.normal(_engine(generator), math.prod(shape), _float_kind(dtype)).reshape(shape)
+    arr = _drawn(device, shape, lambda: sampling.normal(_engine(generator), math.prod(shape), _float_kind(dtype)))
     return _finish(_as_tensor(arr, dtype), device, requires_grad)
 
 
@@ -78,7 +112,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if size is None:
         raise TypeError("randint() missing required argument 'size'")
     shape = tuple(size)
-    arr = sampling.random_from_to(_engine(generator), math.prod(shape), low, high).reshape(shape)
+    if int(high) <= int(low):  # (checked before the draw: a meta result draws nothing but is checked too)
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    arr = _drawn(device, shape, lambda: sampling.random_from_to(_engine(generator), math.prod(shape), low, high))
     return _finish(_as_tensor(arr, dtype or mindspore.int64), device, requires_grad)
 
 
@@ -92,25 +128,28 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     n = int(n)
     if n < 0:
         raise RuntimeError(f"randperm: n must be non-negative, got {n}")
-    arr = sampling.randperm(_engine(generator), n)
+    arr = _drawn(device, (n,), lambda: sampling.randperm(_engine(generator), n))
     return _finish(_as_tensor(arr, dtype or mindspore.int64), device, requires_grad)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
               generator=None):
-    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, device=_like_device(input, device),
+                requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
                generator=None):
-    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, device=_like_device(input, device),
+                 requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None, generator=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype)
+    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype,
+                   device=_like_device(input, device))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -121,16 +160,20 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         return _sample_out(out, normal(mean, std, size, generator=generator, dtype=dtype or out_dtype(out, "normal")),
                            "normal", (mean, std), keep_shape=True)
     _floating_only(dtype, "normal_kernel_cpu")
+    device = device if device is not None else PROCESS_DEVICE  # (torch's default-device context skips normal)
     engine = _engine(generator)
     mean_is_tensor, std_is_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not (mean_is_tensor or std_is_tensor):
         shape = tuple(size)
-        arr = sampling.normal(engine, math.prod(shape), _float_kind(dtype), mean, std).reshape(shape)
+        arr = _drawn(device, shape, lambda: sampling.normal(engine, math.prod(shape), _float_kind(dtype), mean, std))
         return _finish(_as_tensor(arr, dtype), device, requires_grad)
     if std_is_tensor and bool((std < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     ref = mean if mean_is_tensor else std
     dtype = dtype or ref.dtype
+    if is_meta(mean) or is_meta(std):
+        return _meta_result(np.broadcast_shapes(tuple(getattr(mean, "shape", ())), tuple(getattr(std, "shape", ()))),
+                            dtype)
     kind = _float_kind(dtype)
     m = mean.asnumpy() if mean_is_tensor else mean
     s = std.asnumpy() if std_is_tensor else std
@@ -172,6 +215,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if out is not None:  # (in out's dtype; torch resizes out to the input's shape)
         return _sample_out(out, bernoulli(input, p, generator=generator).astype(out_dtype(out, "bernoulli")),
                            "bernoulli", (input,))
+    if is_meta(input):
+        return _meta_result(input.shape, input.dtype)
     if p is not None:  # torch: empty_like(input).bernoulli_(p)
         return _as_tensor(sampling.bernoulli_scalar(_engine(generator), math.prod(input.shape), p)
                           .reshape(tuple(input.shape)), input.dtype)
@@ -190,6 +235,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         return _factory_out(out, multinomial(input, num_samples, replacement, generator=generator), "multinomial")
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if is_meta(input):  # (torch's meta multinomial checks neither the count nor the probabilities)
+        return _meta_result(tuple(input.shape[:-1]) + (num_samples,), mindspore.int64)
     probs = _probabilities(input)
     rows = probs.reshape(-1, probs.shape[-1])
     if num_samples <= 0:
@@ -217,6 +264,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 # values for the in-place samplers (`Tensor.normal_` etc.): arrays shaped like the receiver
 def _fill(t, draw):
     shape = tuple(t.shape)
+    if is_meta(t):  # (no draw: see the module's docstring)
+        return _as_tensor(np.zeros(shape, dtype=np.float32), t.dtype)
     return _as_tensor(draw(math.prod(shape)).reshape(shape), t.dtype)
 
 
@@ -228,6 +277,8 @@ def normal_values(t, mean=0.0, std=1.0, generator=None):
 
 
 def uniform_values(t, a=0.0, b=1.0, generator=None):
+    if is_meta(t):  # (torch's meta uniform_ checks neither the dtype nor the range)
+        return _fill(t, None)
     _floating_only(t.dtype, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
@@ -236,6 +287,8 @@ def uniform_values(t, a=0.0, b=1.0, generator=None):
 
 def random_values(t, *bounds, generator=None, **named):
     """Tensor.random_(), random_(to), random_(from, to): torch's three overloads."""
+    if is_meta(t):  # (torch's meta random_ checks no bounds)
+        return _fill(t, None)
     low = named.pop("from_", named.pop("from", None))
     high = named.pop("to", None)
     if len(bounds) == 1 and low is None:
@@ -253,6 +306,8 @@ def random_values(t, *bounds, generator=None, **named):
 
 
 def bernoulli_values(t, p=0.5, generator=None):
+    if is_meta(t):  # (torch's meta bernoulli_ checks no probability)
+        return _fill(t, None)
     engine = _engine(generator)
     if isinstance(p, Tensor):
         probs = np.broadcast_to(_probabilities(p), tuple(t.shape))
@@ -299,6 +354,8 @@ def geometric_values(t, p, generator=None):
 def poisson(input, generator=None):
     """Counts drawn per element with rate `input`, in row-major order of its shape (torch's order: it fills a
     contiguous result); the result takes a zero gradient, as torch's does."""
+    if is_meta(input):  # (torch's meta poisson takes any dtype)
+        return _meta_result(input.shape, input.dtype)
     _floating_only(input.dtype, "poisson_cpu")
     rates = np.asarray(input.detach().numpy(), dtype=np.float64)
     if rates.size and not (rates >= 0).all():

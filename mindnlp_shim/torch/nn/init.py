@@ -53,14 +53,24 @@ def _require_floating(tensor, name):
 
 # ---------------------------------------------------------------- the _no_grad_* helpers torch code imports
 
+def _is_meta(tensor):
+    """A meta tensor is filled by nothing: torch's meta kernels draw nothing, so the generator stays put
+    (models built under `torch.device("meta")`, as transformers' from_pretrained builds them)."""
+    return getattr(tensor, "_is_meta", False)
+
+
 def _no_grad_uniform_(tensor, a, b, generator=None):
     _require_floating(tensor, "uniform_")
+    if _is_meta(tensor):
+        return tensor
     values = sampling.uniform(_random._engine(generator), _numel(tensor), _kind(tensor), a, b)
     return _write(tensor, values.reshape(tuple(tensor.shape)))
 
 
 def _no_grad_normal_(tensor, mean, std, generator=None):
     _require_floating(tensor, "normal_")
+    if _is_meta(tensor):
+        return tensor
     values = sampling.normal(_random._engine(generator), _numel(tensor), _kind(tensor), mean, std)
     return _write(tensor, values.reshape(tuple(tensor.shape)))
 
@@ -74,6 +84,8 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
+    if _is_meta(tensor):
+        return tensor
 
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -271,6 +283,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     if _numel(tensor) == 0:
         return tensor
     _require_floating(tensor, "orthogonal_")
+    if _is_meta(tensor):
+        return tensor
     rows = shape[0]
     cols = _numel(tensor) // rows
     flat = sampling.normal(_random._engine(generator), rows * cols, _kind(tensor)).reshape(rows, cols)
@@ -290,6 +304,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if len(shape) != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     _require_floating(tensor, "sparse_")
+    if _is_meta(tensor):
+        return tensor
     rows, cols = shape
     num_zeros = int(math.ceil(sparsity * rows))
     values = sampling.normal(_random._engine(generator), rows * cols, _kind(tensor), 0.0, std).reshape(shape)
