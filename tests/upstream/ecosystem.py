@@ -42,9 +42,22 @@ DESELECTED = {
     },
 }
 
-# a pytest plugin (written next to the tests) that keeps every N-th collected test
+# a pytest plugin (written next to the tests) that keeps every N-th collected test, and makes a hub request fail
+# at once: some tests go online on purpose (peft's `hub_online_once`), and with no hub reachable each request
+# waited ~25 s of retries; they fail on both sides either way, so they never measure the shim
 _SAMPLER = '''
 import os
+
+try:
+    import time as _time
+    import types as _types
+
+    import huggingface_hub.utils._http as _hub_http
+    # (that module's own name `time` only: its retry pauses go, every other sleep stays)
+    _hub_http.time = _types.SimpleNamespace(**{n: getattr(_time, n) for n in dir(_time) if not n.startswith("_")})
+    _hub_http.time.sleep = lambda seconds: None
+except Exception:
+    pass
 
 def pytest_collection_modifyitems(config, items):
     every = int(os.environ.get("ECOSYSTEM_EVERY", "1"))
@@ -78,7 +91,7 @@ def run_side(root, files, every, junit, log, under_shim, timeout, deselected=())
         args += ["--deselect", test_id]
     cmd = [sys.executable, "-c", _UNDER_SHIM, *args] if under_shim else [sys.executable, "-m", "pytest", *args]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
-    env.update(GLOG_v="3", HF_HUB_OFFLINE="1", ECOSYSTEM_EVERY=str(every), TOKENIZERS_PARALLELISM="false",
+    env.update(GLOG_v="3", HF_HUB_OFFLINE="1", HF_ENDPOINT="http://127.0.0.1:9", ECOSYSTEM_EVERY=str(every), TOKENIZERS_PARALLELISM="false",
                PYTHONPATH=os.pathsep.join([root] + ([REPO_ROOT] if under_shim else [])))
     with open(log, "w") as out:
         subprocess.run(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
