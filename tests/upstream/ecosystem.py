@@ -3,6 +3,8 @@ and under the shim on the same machine, and report the tests that pass under rea
 
     python tests/upstream/ecosystem.py peft [--files tests/test_custom_models.py] [--every 50] [--keep]
     python tests/upstream/ecosystem.py accelerate
+    python tests/upstream/ecosystem.py peft --every 5 --torch-only --keep     # real torch's side alone, then
+    python tests/upstream/ecosystem.py peft --every 5 --torch-junit <kept junit-torch.xml>   # the shim's
 
 The installed release's sdist is downloaded at run time into ~/.cache/mindnlp-shim-upstream (never committed)
 and extracted into a temporary folder. Each side runs in its own pytest process with junit output; `--every N`
@@ -121,6 +123,10 @@ def main(argv=None):
     parser.add_argument("--every", type=int, help="run every N-th collected test")
     parser.add_argument("--timeout", type=int, default=7200, help="seconds per side")
     parser.add_argument("--keep", action="store_true", help="keep the extracted tree, logs and junit files")
+    parser.add_argument("--torch-junit", help="real torch's junit file from an earlier run of the same tests (kept "
+                                              "with --keep): its side is not run again")
+    parser.add_argument("--torch-only", action="store_true", help="run real torch's side only (with --keep, for a "
+                                                                  "later --torch-junit)")
     args = parser.parse_args(argv)
 
     suite = SUITES[args.library]
@@ -131,7 +137,11 @@ def main(argv=None):
     try:
         root = extract(archive, os.path.join(work, "src"))
         sides = {}
+        if args.torch_junit:
+            sides["torch"] = outcomes(args.torch_junit)
         for side, under_shim in (("torch", False), ("shim", True)):
+            if side in sides or (args.torch_only and under_shim):
+                continue
             junit, log = os.path.join(work, f"junit-{side}.xml"), os.path.join(work, f"pytest-{side}.log")
             print(f"running {args.library} {version} under {'the shim' if under_shim else 'real torch'} "
                   f"(output in {log})", flush=True)
@@ -140,6 +150,11 @@ def main(argv=None):
                 print(f"{side}: pytest produced no results; see {log}")
                 return 2
             sides[side] = outcomes(junit)
+        if args.torch_only:
+            torch_state = sides["torch"][0]
+            print(f"real torch: {len(torch_state)} tests ran, {sum(v == 'passed' for v in torch_state.values())} "
+                  f"passed; junit in {os.path.join(work, 'junit-torch.xml')}")
+            return 0
         (torch_state, _), (shim_state, shim_messages) = sides["torch"], sides["shim"]
         measured = [t for t, s in torch_state.items() if s == "passed"]
         lost = [t for t in measured if shim_state.get(t) != "passed"]
