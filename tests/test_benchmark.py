@@ -145,3 +145,9 @@ def test_merge_and_compare_refuse_foreign_results():
     assert len(merged) == 1 and merged[0].raw_times == [2.0, 1.0] and merged[0].number_per_run == 1
     with pytest.raises(ValueError, match="Expected an instance of `Measurement`"):
         benchmark.Compare([1.0])
+
+
+def test_absent_names_answer_hasattr_false_and_cpp_is_refused():
+    assert not hasattr(benchmark, "Fuzzer") and not hasattr(benchmark, "CallgrindStats")
+    with pytest.raises(NotImplementedError, match="language=cpp"):
+        benchmark.Timer("x;", language=benchmark.Language.CPP)
