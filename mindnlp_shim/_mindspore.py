@@ -112,10 +112,11 @@ set_grad_flag = _pynative_executor.set_grad_flag
 
 def clear_executor_caches():
     """Drop the executor's per-tensor type and shape caches (after a tensor's dtype or shape changed under it);
-    the grad flag, which clearing resets, is put back."""
-    recording = _pynative_executor.grad_flag()
+    the grad flag and grad mode, which clearing resets, are put back."""
+    recording, enabled = _pynative_executor.grad_flag(), grad_enabled()
     _pynative_executor.clear_res()
     _pynative_executor.set_grad_flag(recording)
+    set_grad_enabled(enabled)
 
 
 # ---- autograd: the tape engine -------------------------------------------------------------------------------
@@ -366,3 +367,16 @@ from mindspore.ops.auto_generate import gen_ops_prim as _prims  # noqa: E402
 view_kernels = {name: getattr(_prims, name) for name in (
     "expand_dims_op", "narrow_view_op", "pyboost_expand_dims", "pyboost_narrow_view", "pyboost_reshape",
     "pyboost_transpose", "reshape_op", "transpose_op")}
+
+# MindSpore's dtype view (the same memory read as another dtype of the same element size), the only way to
+# make a float8 tensor from bytes and read its bytes back (NumPy has no float8 type); 2.7.1 lacks it.
+try:
+    from mindspore.ops.auto_generate import view_dtype as _view_dtype
+except ImportError:  # (MindSpore < 2.8)
+    _view_dtype = None
+FLOAT8_BYTES_VIEWED = _view_dtype is not None
+
+
+def view_dtype(input, dtype):
+    """`input`'s memory read as `dtype` (same element size), sharing it; None where the release lacks it."""
+    return _view_dtype(input, dtype)

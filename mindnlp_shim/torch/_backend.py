@@ -11,12 +11,14 @@ import functools
 import mindspore
 from mindspore import ops
 
-from . import _dtype
+from . import _dtype, _float8
 from ._runtime import DEVICE_TARGET
 
 Tensor = mindspore.Tensor
 BF16 = mindspore.bfloat16
 F32 = mindspore.float32
+E4M3, E5M2 = mindspore.float8_e4m3fn, mindspore.float8_e5m2
+_NOT_NATIVE = frozenset({BF16, E4M3, E5M2})  # dtypes the wrapper below looks at: bf16 upcasts, float8 refuses
 
 # Ops with native bf16 kernels per target (measured for CPU in the reference tables); others upcast.
 NATIVE_BF16 = {
@@ -33,16 +35,23 @@ NATIVE_BF16 = {
 }
 
 
-def _has_bf16(values):
-    # identity tests: a tensor's dtype is always MindSpore's singleton object (see _dtype's fast comparisons)
+def _has_bf16(values, dtypes=frozenset({BF16})):
+    # a tensor's dtype is always MindSpore's singleton object (see _dtype's fast comparisons)
     for v in values:
         if type(v) is Tensor:
-            if v.dtype is BF16:
+            if v.dtype in dtypes:
                 return True
         elif isinstance(v, (list, tuple)) and v and type(v[0]) is Tensor:
-            if any(type(t) is Tensor and t.dtype is BF16 for t in v):  # (index tuples mix in slices)
+            if any(type(t) is Tensor and t.dtype in dtypes for t in v):  # (index tuples mix in slices)
                 return True
     return False
+
+
+def _has_float8(args, kwargs):
+    return _has_bf16(args, _FLOAT8) or _has_bf16(kwargs.values(), _FLOAT8)
+
+
+_FLOAT8 = frozenset({E4M3, E5M2})
 
 
 def _to_f32(v):
@@ -95,6 +104,7 @@ def upcast_bf16(fn):
     except (TypeError, ValueError):
         takes_inplace = False
 
+    handles_float8 = getattr(fn, "handles_float8", False)  # (an op that moves float8 bytes itself)
     # what a call without keyword arguments may skip to (an inner wrapper that only renames keywords)
     positional_fn = getattr(fn, "__without_keywords__", fn)
 
@@ -104,15 +114,19 @@ def upcast_bf16(fn):
         # (the `dtype` property is a Python call); sequences and keyword arguments take the full test.
         for v in args:
             if type(v) is Tensor:
-                if v._dtype is BF16:
+                if v._dtype is BF16 or v._dtype is E4M3 or v._dtype is E5M2:
                     break
-            elif isinstance(v, (list, tuple)) and _has_bf16((v,)):
+            elif isinstance(v, (list, tuple)) and _has_bf16((v,), _NOT_NATIVE):
                 break
         else:
             if not kwargs:
                 return positional_fn(*args)
-            if not _has_bf16(kwargs.values()):
+            if not _has_bf16(kwargs.values(), _NOT_NATIVE):
                 return fn(*args, **kwargs)
+        if _has_float8(args, kwargs):  # MindSpore's CPU kernels do not compute on float8
+            if handles_float8:
+                return fn(*args, **kwargs)
+            raise _float8.unsupported(f"torch.{fn.__name__}")
         if kwargs.get("out") is not None:
             # an op's out= branch computes its value by calling the op again without out (this wrapper, so in
             # float32), then writes it into `out` under torch's dtype rule for a bf16 result

@@ -182,6 +182,10 @@ def to_numpy_dtype(dt):
     try:
         return _NUMPY[dt]
     except KeyError:
+        if dt in (mindspore.float8_e4m3fn, mindspore.float8_e5m2):
+            from ._float8 import unsupported_here
+
+            raise unsupported_here() from None
         raise TypeError(f"torch dtype {dt!r} has no NumPy equivalent") from None
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from . import _autograd_views, _backend, _dtype, _inplace, _leaf_grads, _memory, _shared_mapping
+from . import _autograd_views, _backend, _dtype, _float8, _inplace, _leaf_grads, _memory, _shared_mapping
 from ._device import PROCESS_DEVICE, PROCESS_DEVICE_TYPE, check_reachable, device as _device_cls
 from ._size import Size, SizeAttr
 from ._runtime import ensure_recording as _ensure_recording
@@ -352,6 +352,8 @@ def clone(self, *, memory_format=None):
     on_host = _host_small.copy(self)
     if on_host is not None:
         return on_host
+    if self._dtype in _float8.FLOAT8:  # its codes (no CPU kernel copies float8)
+        return _float8.from_codes(_float8.codes_of(self), self._dtype)
     if self._dtype is not mindspore.bfloat16:
         if (self._requires_grad or not self._is_leaf) and _ms.grad_enabled() and self._dtype in _REAL_FLOATS:
             # (in the graph: a product with 1, exact and keeping -0.0; the Identity node's backward needs a Clone
@@ -362,9 +364,26 @@ def clone(self, *, memory_format=None):
 
 
 def copy_(self, src, non_blocking=False):
+    if self._dtype in _float8.FLOAT8 or (type(src) is Tensor and src._dtype in _float8.FLOAT8):
+        return _copy_float8(self, src)
     if getattr(self, "_is_data_alias", False):
         return outside_autograd(_inplace.assign, self, src)
     return _inplace.assign(self, src)
+
+
+def _copy_float8(self, src):
+    """copy_ where either side is float8: the value converted (on the host) to the receiver's dtype, then
+    written as bytes into a float8 receiver's memory."""
+    if _ms.grad_enabled() and (self._requires_grad or (type(src) is Tensor and src._requires_grad)):
+        raise _float8.unsupported("Tensor.copy_ (a copy autograd records)")
+    if type(src) is not Tensor:
+        src = Tensor(np.asarray(src, dtype=np.float32))
+    value = src if src._dtype is self._dtype else _small_casts.cast(src, self._dtype)
+    if self._dtype not in _float8.FLOAT8:
+        return _inplace.assign(self, value)
+    u8 = mindspore.uint8
+    _inplace.assign(_ms.view_dtype(self, u8), _ms.view_dtype(value, u8))
+    return self
 
 
 def outside_autograd(write, *args, **kwargs):
@@ -498,7 +517,12 @@ def __repr__(self, *, tensor_contents=None):
         if dtype != default_float:  # (no element says what an empty tensor holds)
             extras.append(f"dtype={dtype!r}")
     else:
-        values = self.astype(mindspore.float32).asnumpy() if dtype == mindspore.bfloat16 else self.asnumpy()
+        if dtype == mindspore.bfloat16:
+            values = self.astype(mindspore.float32).asnumpy()
+        elif dtype in _float8.FLOAT8:  # (printed from its values, as torch prints it)
+            values = _float8.decode(_float8.codes_of(self), dtype)
+        else:
+            values = self.asnumpy()
         body = elements_str(values, len("tensor("))
         if dtype not in (default_float, default_complex, mindspore.int64, mindspore.bool_):
             extras.append(f"dtype={dtype!r}")
@@ -526,8 +550,12 @@ def __len__(self):
 def __deepcopy__(self, memo):
     if id(self) in memo:
         return memo[id(self)]
-    arr = self.astype(mindspore.float32).asnumpy().copy() if self.dtype == mindspore.bfloat16 else self.asnumpy().copy()
-    new = Tensor(arr).astype(self.dtype) if self.dtype == mindspore.bfloat16 else Tensor(arr)
+    if self.dtype in _float8.FLOAT8:  # (its bytes: NumPy has no float8 type)
+        new = _float8.from_codes(_float8.codes_of(self), self.dtype)
+    elif self.dtype == mindspore.bfloat16:
+        new = Tensor(self.astype(mindspore.float32).asnumpy().copy()).astype(self.dtype)
+    else:
+        new = Tensor(self.asnumpy().copy())
     if self._requires_grad:
         new._requires_grad = True
         _leaf_grads.mark(new)
@@ -569,11 +597,15 @@ def __bool__(self):
 def item(self):
     if self.numel() != 1:
         raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+    if self._dtype in _float8.FLOAT8:
+        return float(_float8.decode(_float8.codes_of(self), self._dtype).reshape(()))
     arr = self.asnumpy()
     return arr.reshape(()).item() if arr.dtype != _dtype.to_numpy_dtype(mindspore.bfloat16) else float(arr.reshape(()))
 
 
 def tolist(self):
+    if self._dtype in _float8.FLOAT8:
+        return _float8.decode(_float8.codes_of(self), self._dtype).tolist()
     arr = self.asnumpy()
     if self.dtype == mindspore.bfloat16:
         arr = arr.astype(np.float32)

@@ -3,7 +3,8 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from .. import _dtype
+from .. import _dtype, _float8
+from ... import _mindspore as _ms
 
 Tensor = mindspore.Tensor
 
@@ -20,7 +21,8 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
     length = view.nbytes
-    element = _dtype.to_numpy_dtype(dtype).itemsize
+    float8 = dtype in _float8.FLOAT8  # (read as its bytes, then viewed as float8: NumPy has no float8 type)
+    element = 1 if float8 else _dtype.to_numpy_dtype(dtype).itemsize
     if length == 0 or count == 0:
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
     if not 0 <= offset < length:
@@ -34,10 +36,14 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     elif count * element > length - offset:
         raise ValueError(f"requested buffer length ({count} * {element} bytes) after offset ({offset} bytes) must "
                          f"not be greater than actual buffer length ({length} bytes)")
-    array = np.frombuffer(view.cast("B"), dtype=_dtype.to_numpy_dtype(dtype), count=count, offset=offset)
+    array = np.frombuffer(view.cast("B"), dtype=np.uint8 if float8 else _dtype.to_numpy_dtype(dtype), count=count,
+                          offset=offset)
     if not array.flags.writeable or not array.flags.aligned:
         array = array.copy()  # (MindSpore reads its data pointer as aligned)
     tensor = Tensor.from_numpy(array)
+    if float8:
+        _float8._require_views()
+        tensor = _ms.view_dtype(tensor, dtype)
     if requires_grad:
         tensor.requires_grad_(True)
     return tensor

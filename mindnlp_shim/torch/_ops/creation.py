@@ -6,7 +6,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
-from .. import _dtype
+from .. import _dtype, _float8
 from .. import _device_context
 from . import _promotion
 from .._device import check_reachable
@@ -194,6 +194,8 @@ def _from_numpy_copy(arr, dtype=None):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if dtype in _float8.FLOAT8 and not isinstance(data, Tensor):  # the values as float32, then their codes
+        return _finish(tensor(data, dtype=mindspore.float32).to(dtype), device, requires_grad)
     if isinstance(data, Tensor):
         t = data.detach().clone() if dtype is None else data.detach().to(dtype).clone()
     else:
@@ -247,6 +249,9 @@ def _filled(size, value, dtype, device, requires_grad):
                  if isinstance(value, numbers.Integral) else _default_complex() if isinstance(value, complex)
                  else _dtype.get_default_dtype())
     # (torch checks a float16/bfloat16 fill against the dtype's range, except for a one-element tensor)
+    if dtype in _float8.FLOAT8:  # its codes, from the value as float32 (torch converts through float)
+        codes = _float8.encode(np.full(shape, value, dtype=np.float32), dtype)
+        return _finish(_float8.from_codes(codes, dtype), device, requires_grad)
     _dtype.check_fits(value, dtype, narrow_floats=math.prod(shape) != 1)
     value = _dtype.real_scalar(value, dtype)
     if dtype == mindspore.bfloat16:

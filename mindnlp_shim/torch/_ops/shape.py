@@ -5,7 +5,7 @@ import mindspore
 from mindspore import mint, ops
 from ..._mindspore import TensorPy
 from . import host_small, view_kernels
-from .. import _dtype
+from .. import _dtype, _float8
 from ._util import dims_arg, dtype_category, no_kernel, result_dtype, shape_arg, Tensor, type_name, wrap_dim, write_out
 from ... import _mindspore as _ms
 
@@ -105,6 +105,8 @@ def view_as_dtype(input, dtype):
     from .._memory import host_view
     from .._runtime import ON_CPU
 
+    if input.dtype in _float8.FLOAT8 or dtype in _float8.FLOAT8:
+        return _float8_view(input, dtype)
     bfloat16 = mindspore.bfloat16 in (input.dtype, dtype)  # (no NumPy type to read it as)
     if ON_CPU and not bfloat16 and input.is_contiguous():
         # the same memory read as `dtype`: writes through either show in the other, as torch's view
@@ -114,6 +116,20 @@ def view_as_dtype(input, dtype):
     # a copy of the bytes read as `dtype` (bfloat16: MindSpore cannot alias those)
     arr = np.ascontiguousarray(input.asnumpy())
     return Tensor.from_numpy(arr.view(_dtype.to_numpy_dtype(dtype)))
+
+
+def _float8_view(input, dtype):
+    """A view across a float8 dtype: through MindSpore's dtype view to and from uint8 bytes (NumPy has no
+    float8 type), the rest as for any other dtype."""
+    from .. import _float8
+
+    _float8._require_views()
+    u8 = mindspore.uint8
+    if input.dtype in _float8.FLOAT8:
+        input = _ms.view_dtype(input, u8)
+        return input if dtype is u8 else (_ms.view_dtype(input, dtype) if dtype in _float8.FLOAT8
+                                          else view_as_dtype(input, dtype))
+    return _ms.view_dtype(view_as_dtype(input, u8), dtype)
 
 
 def _strided_view_as_dtype(input, dtype, old, new, names):
@@ -405,6 +421,8 @@ def _tensor_list(tensors, name):
 def cat(tensors, dim=0, *, out=None):
     if out is not None:
         return _cat_out(cat(tensors, dim), out, "cat")
+    if _holds_float8(tensors):
+        return _float8_joined(cat, tensors, dim, "torch.cat")
     if type(tensors) in (list, tuple) and len(tensors) == 2:  # the usual call, before the general checks
         a, b = tensors
         a_shape, b_shape = a._shape, b._shape
@@ -433,6 +451,20 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
+def _holds_float8(tensors):
+    return type(tensors) in (list, tuple) and any(type(t) is Tensor and t._dtype in _float8.FLOAT8 for t in tensors)
+
+
+def _float8_joined(join, tensors, dim, name):
+    """cat/stack of float8 tensors of one dtype: their bytes joined (no CPU kernel joins float8)."""
+    dtypes = {t.dtype for t in tensors}
+    if len(dtypes) != 1:
+        raise _float8.unsupported(f"{name} of float8 tensors with tensors of other dtypes")
+    _float8._require_views()
+    u8 = mindspore.uint8
+    return _ms.view_dtype(join([_ms.view_dtype(t, u8) for t in tensors], dim), dtypes.pop())
+
+
 def _cat_of_one(kept, tensors):
     """cat of one tensor after the skipped empty ones: a new tensor (cat never returns its input, so writes to
     the result must not reach it)."""
@@ -458,10 +490,15 @@ def _cat_out(result, out, name):
 def stack(tensors, dim=0, *, out=None):
     if out is not None:
         return _cat_out(stack(tensors, dim), out, "stack")
+    if _holds_float8(tensors):
+        return _float8_joined(stack, tensors, dim, "torch.stack")
     tensors = _promote_all(_tensor_list(tensors, "stack"))
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     return ops.stack(tuple(tensors), wrap_dim(dim, tensors[0].ndim + 1))
+
+
+stack.handles_float8 = cat.handles_float8 = True
 
 
 def hstack(tensors, *, out=None):

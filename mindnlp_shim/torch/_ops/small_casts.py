@@ -13,6 +13,7 @@ import numpy as np
 import mindspore
 from mindspore import ops
 
+from .. import _float8
 from .._runtime import ON_CPU
 from ... import _mindspore as _ms
 
@@ -43,4 +44,6 @@ def cast(x, dtype):
     if _on_host(x, dtype):
         with np.errstate(all="ignore"):  # overflow to infinity is the result, as in torch: no warning
             return Tensor.from_numpy(np.array(x.asnumpy(), dtype=_NUMPY[dtype]))
+    if dtype in _float8.FLOAT8 or x._dtype in _float8.FLOAT8:  # (no CPU kernel converts float8)
+        return _float8.cast(x, dtype, cast)
     return ops.cast(x, dtype)

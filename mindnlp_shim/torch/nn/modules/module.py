@@ -21,6 +21,7 @@ from ..._out_of_memory import reraise_if_out_of_memory as _reraise_if_out_of_mem
 from ..._runtime import ensure_recording as _ensure_recording
 from ..._size import Size
 from ...autograd.grad_mode import no_grad
+from . import _legacy_backward_hooks as _legacy_hooks
 from ..parameter import Buffer, Parameter, _share_detached
 
 Tensor = mindspore.Tensor
@@ -455,13 +456,23 @@ class Module:
         self._backward_hooks_unsupported("register_full_backward_pre_hook")
 
     def register_backward_hook(self, hook):
-        self._backward_hooks_unsupported("register_backward_hook")
+        """torch's deprecated module backward hook: `hook(module, grad_input, grad_output)` with the gradients
+        of the module's last autograd node (see _legacy_backward_hooks for the modules served)."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
 
     def _call_impl(self, *args, **kwargs):
         # MindSpore switches tape recording off when a TypeError escapes an op's dispatch (callers may have
         # caught it); every module call switches it back on, so a forward never runs unrecorded.
         _ensure_recording()
         forward_call = self.forward
+        if self._backward_hooks or (_legacy_hooks._OUTER and id(self) in _legacy_hooks._OUTER):
+            forward_call = self._forward_with_legacy_backward_hooks
         try:
             if not (self._forward_hooks or self._forward_pre_hooks):
                 return forward_call(*args, **kwargs)
@@ -469,6 +480,9 @@ class Module:
         except (RuntimeError, MemoryError) as exc:  # (free when nothing is raised)
             _reraise_if_out_of_memory(exc)  # an allocation failure as torch.OutOfMemoryError, with its size
             raise
+
+    def _forward_with_legacy_backward_hooks(self, *args, **kwargs):
+        return _legacy_hooks.forward_with_hooks(self, self.forward, args, kwargs)
 
     def _call_with_hooks(self, forward_call, args, kwargs):
         result = None

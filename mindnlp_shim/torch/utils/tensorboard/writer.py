@@ -2,8 +2,8 @@
 
 Events go through the `tensorboard` package's own EventFileWriter and protocol buffers, so TensorBoard reads
 them as it reads PyTorch's. What the Trainer's TensorBoardCallback and typical scripts log is covered:
-`add_scalar`, `add_scalars`, `add_text`, `flush`, `close`. The other summary kinds (histograms, images,
-audio, graphs, embeddings, hparams, ...) raise NotImplementedError naming the method.
+`add_scalar`, `add_scalars`, `add_text`, `add_hparams`, `flush`, `close`. The other summary kinds (histograms,
+images, audio, graphs, embeddings, ...) raise NotImplementedError naming the method.
 """
 import os
 import socket
@@ -12,6 +12,8 @@ from datetime import datetime
 
 from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+from . import _hparams
 
 
 def _default_log_dir(comment):
@@ -79,6 +81,20 @@ class SummaryWriter:
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         self._add(_text_summary(tag, str(text_string)), global_step, walltime)
 
+    def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None,
+                    global_step=None):
+        """The hparams plugin's experiment, session start and end summaries, then each metric as a scalar,
+        in a run of their own: `<log_dir>/<run_name>` (default: the current time in seconds)."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        summaries = _hparams.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        run = SummaryWriter(log_dir=os.path.join(self.log_dir, run_name or str(time.time())))
+        with run:
+            for summary in summaries:
+                run._add(summary, global_step, None)
+            for tag, value in metric_dict.items():
+                run.add_scalar(tag, value, global_step)
+
     def flush(self):
         self._writer.flush()
         for child in getattr(self, "_children", {}).values():
@@ -99,7 +115,7 @@ class SummaryWriter:
 def _unsupported(name):
     def method(self, *args, **kwargs):
         raise NotImplementedError(f"torch.utils.tensorboard.SummaryWriter.{name} is not supported by mindnlp-shim: "
-                                  f"only add_scalar, add_scalars and add_text are written")
+                                  f"only add_scalar, add_scalars, add_text and add_hparams are written")
     method.__name__ = name
     return method
 
@@ -107,6 +123,6 @@ def _unsupported(name):
 for _name in ("add_histogram", "add_histogram_raw", "add_image", "add_images", "add_image_with_boxes",
               "add_figure", "add_video", "add_audio", "add_graph", "add_embedding", "add_pr_curve",
               "add_pr_curve_raw", "add_custom_scalars", "add_custom_scalars_multilinechart",
-              "add_custom_scalars_marginchart", "add_mesh", "add_hparams", "add_onnx_graph", "add_tensor"):
+              "add_custom_scalars_marginchart", "add_mesh", "add_onnx_graph", "add_tensor"):
     setattr(SummaryWriter, _name, _unsupported(_name))
 
