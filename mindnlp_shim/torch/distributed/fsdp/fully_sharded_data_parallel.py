@@ -66,10 +66,10 @@ class FullyShardedDataParallel(Module):
             if ignored:
                 raise _unsupported("ignored_modules= with more than one rank", "ignored parameters would still be "
                                    "averaged over the ranks")
-            if strategy != ShardingStrategy.NO_SHARD and not sync_module_states:
-                raise _unsupported(f"sharding_strategy={strategy}, sync_module_states=False with more than one rank",
-                                   "torch's units then hold each rank's own shard of differently initialized "
-                                   "parameters; pass sync_module_states=True (or NO_SHARD)")
+            if sync_module_states and any(t.device.type == "cpu" for t in _own_tensors(module)):
+                raise ValueError("The module has CPU parameters or buffers when `sync_module_states=True`, which "
+                                 "requires them to be on GPU. Please specify the `device_id` argument or move the "
+                                 "module to GPU before passing it to FSDP.")
         if param_init_fn is not None and any(p.device.type == "meta" for p in module.parameters()):
             raise _unsupported("param_init_fn= with parameters on the meta device", "materializing meta "
                                "parameters per unit is not built")
@@ -105,6 +105,8 @@ class FullyShardedDataParallel(Module):
             with no_grad():
                 for tensor in _own_tensors(module):
                     dist.broadcast(tensor, src=group.ranks[0], group=group)
+        elif strategy != ShardingStrategy.NO_SHARD and group.size() > 1:
+            _check_same_parameters_on_every_rank(module, group, strategy)
         self._fsdp_wrapped_module = module
         self._averager = None
         self._register_state_dict_hook(_clean_state_dict_keys)
@@ -397,19 +399,43 @@ def _clean_incompatible_keys(unit, incompatible):
         keys[:] = [_clean(k) for k in keys]
 
 
-def _own_tensors(module):
-    """Parameters and buffers of `module` outside its nested FSDP units (those broadcast their own)."""
+def _own_tensors(module, buffers=True):
+    """Parameters (and buffers) of `module` outside its nested FSDP units (those handle their own)."""
     found = []
 
     def visit(mod):
         found.extend(t for t in mod._parameters.values() if t is not None)
-        found.extend(t for t in mod._buffers.values() if t is not None)
+        if buffers:
+            found.extend(t for t in mod._buffers.values() if t is not None)
         for child in mod._modules.values():
             if child is not None and not isinstance(child, FullyShardedDataParallel):
                 visit(child)
 
     visit(module)
     return found
+
+
+def _check_same_parameters_on_every_rank(module, group, strategy):
+    """torch's sharded unit keeps, on each rank, that rank's shard of the parameters that rank built; the whole
+    parameters kept here give its numbers only if every rank built the same ones."""
+    import numpy as np
+
+    differs = 0.0
+    with no_grad():
+        for param in _own_tensors(module, buffers=False):
+            ours = param.detach().float()
+            first = ours.clone()
+            dist.broadcast(first, src=group.ranks[0], group=group)
+            if not np.array_equal(first.numpy(), ours.numpy(), equal_nan=True):
+                differs = 1.0
+        from ... import tensor
+
+        flag = tensor([differs])
+        dist.all_reduce(flag, group=group)
+    if float(flag[0]) > 0:
+        raise _unsupported(f"sharding_strategy={strategy} over ranks whose modules hold different parameters",
+                           "torch's units would then hold each rank's own shard of its own values; build the same "
+                           "parameters on every rank (same seed or checkpoint) or use ShardingStrategy.NO_SHARD")
 
 
 def _ignored_modules(module, ignored_modules, ignored_states):
