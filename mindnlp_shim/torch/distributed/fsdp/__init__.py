@@ -11,5 +11,6 @@ from .fully_sharded_data_parallel import FullyShardedDataParallel  # noqa: F401
 CPUOffloadPolicy = _stand_ins.placeholder_type("torch.distributed.fsdp.CPUOffloadPolicy")
 MixedPrecisionPolicy = _stand_ins.placeholder_type("torch.distributed.fsdp.MixedPrecisionPolicy")
 FSDPModule = _stand_ins.placeholder_type("torch.distributed.fsdp.FSDPModule")
+OffloadPolicy = _stand_ins.placeholder_type("torch.distributed.fsdp.OffloadPolicy")
 fully_shard = _stand_ins.unsupported("distributed.fsdp.fully_shard", "FSDP2 (fully_shard) is not provided; "
                                      "FullyShardedDataParallel (FSDP1) is")
