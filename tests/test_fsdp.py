@@ -152,10 +152,13 @@ def test_forward_clipping_and_adamw_steps_match_torch(spec, policy, max_norm, no
     if freeze:
         plain.embed.bias.requires_grad_(False)
     x = np.random.default_rng(spec["seed"]).standard_normal((3, spec["inputs"])).astype(np.float32)
-    optims = {rt: rt.optim.AdamW(theirs.parameters(), lr=0.05, weight_decay=0.01),
-              mt: mt.optim.AdamW(ours.parameters(), lr=0.05, weight_decay=0.01),
-              "plain": mt.optim.AdamW(plain.parameters(), lr=0.05, weight_decay=0.01)}
-    for _ in range(2):
+    # AdamW moves a parameter by about lr * g / (|g| + eps): with torch's eps of 1e-8 a gradient near zero (a sum
+    # that cancels) moves it by up to lr whatever its rounding; eps=1e-3 keeps that move in proportion
+    adamw = dict(lr=0.05, weight_decay=0.01, eps=1e-3)
+    optims = {rt: rt.optim.AdamW(theirs.parameters(), **adamw), mt: mt.optim.AdamW(ours.parameters(), **adamw),
+              "plain": mt.optim.AdamW(plain.parameters(), **adamw)}
+    for step in range(2):
+        atol = 1e-6 if step == 0 else 1e-5
         results = {}
         for key, T, model in ((rt, rt, theirs), (mt, mt, ours), ("plain", mt, plain)):
             out = model(T.tensor(x))
@@ -170,20 +173,18 @@ def test_forward_clipping_and_adamw_steps_match_torch(spec, policy, max_norm, no
             optims[key].step()
             optims[key].zero_grad()
             results[key] = (numpy(out), float(norm), grads)
-        np.testing.assert_allclose(results[mt][0], results[rt][0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(results[mt][0], results[rt][0], rtol=1e-5, atol=atol)
         assert results[mt][1] == pytest.approx(results[rt][1], rel=1e-5, abs=1e-7)
         assert results[mt][2].keys() == results[rt][2].keys() == results["plain"][2].keys()
         for name in results[rt][2]:
-            np.testing.assert_allclose(results[mt][2][name], results[rt][2][name], rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(results[mt][2][name], results[rt][2][name], rtol=1e-5, atol=atol)
             np.testing.assert_array_equal(results[mt][2][name], results["plain"][2][name])
         np.testing.assert_array_equal(results[mt][0], results["plain"][0])
         assert results[mt][1] == results["plain"][1]
     plain_params = dict(plain.named_parameters())
     for (name, p_rt), (name_mt, p_mt) in zip(theirs.named_parameters(), ours.named_parameters()):
         assert name == name_mt
-        # AdamW divides by the root of the second moment: its first steps magnify the rounding of gradients
-        # near zero, hence the absolute tolerance (the gradients above are compared at 1e-5)
-        np.testing.assert_allclose(numpy(p_mt), numpy(p_rt), rtol=1e-5, atol=3e-5, err_msg=name)
+        np.testing.assert_allclose(numpy(p_mt), numpy(p_rt), rtol=1e-5, atol=1e-5, err_msg=name)
         np.testing.assert_array_equal(numpy(p_mt), numpy(plain_params[name.replace("_fsdp_wrapped_module.", "")]))
     with rt.no_grad(), mt.no_grad():
         np.testing.assert_allclose(numpy(ours(mt.tensor(x))), numpy(theirs(rt.tensor(x))), rtol=1e-5, atol=1e-5)
@@ -333,14 +334,11 @@ def test_a_cpu_module_without_device_id_fails_as_in_torch():
 
 @pytest.mark.parametrize("kwargs, what", [
     ({"use_orig_params": False}, "use_orig_params=False"),
-    ({"mixed_precision": "bf16"}, "mixed_precision"),
     ({"sharding_strategy": "HYBRID_SHARD"}, "hybrid"),
 ])
 def test_options_not_provided_raise(kwargs, what):
     F = mt.distributed.fsdp
     kwargs = {"use_orig_params": True, "device_id": "cpu", **kwargs}
-    if kwargs.get("mixed_precision") == "bf16":
-        kwargs["mixed_precision"] = F.MixedPrecision(param_dtype=mt.bfloat16)
     if "sharding_strategy" in kwargs:
         kwargs["sharding_strategy"] = getattr(F.ShardingStrategy, kwargs["sharding_strategy"])
     with pytest.raises(NotImplementedError, match=f"FullyShardedDataParallel.*{what}"):
@@ -359,3 +357,94 @@ def test_other_parts_not_provided_raise():
     with F.FullyShardedDataParallel.state_dict_type(model, F.StateDictType.SHARDED_STATE_DICT):
         with pytest.raises(NotImplementedError, match="SHARDED_STATE_DICT"):
             model.state_dict()
+
+
+def _mixed_precision_run(T, spec, policy_kwargs, wrap_policy):
+    """Two accumulated backwards and one SGD step of the network under MixedPrecision(**policy_kwargs) (SGD: the
+    first AdamW step moves each parameter by lr times its gradient's sign, which half precision may flip for a
+    gradient near zero)."""
+    F = T.distributed.fsdp
+    rt.manual_seed(spec["seed"])
+    Net, Block = build(rt, spec)
+    weights = {k: v.numpy() for k, v in Net().state_dict().items()}
+    Net, Block = build(T, spec)
+    net = Net()
+    net.load_state_dict({k: T.tensor(v) for k, v in weights.items()})
+    policy = F.MixedPrecision(**{k: getattr(T, v) if isinstance(v, str) else v for k, v in policy_kwargs.items()})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = F.FullyShardedDataParallel(net, use_orig_params=True, device_id="cpu", mixed_precision=policy,
+                                           auto_wrap_policy=policy_for(T, wrap_policy, Block, 10))
+    optim = T.optim.SGD(model.parameters(), lr=0.05)
+    x = np.random.default_rng(spec["seed"]).standard_normal((3, spec["inputs"])).astype(np.float32)
+    outs = []
+    for _ in range(2):
+        out = model(T.tensor(x))
+        outs.append((str(out.dtype).replace("torch.", ""), numpy(out)))
+        (out.float() ** 2).mean().backward()
+    grads = {n: (str(p.grad.dtype).replace("torch.", ""), numpy(p.grad)) for n, p in model.named_parameters()}
+    optim.step()
+    state = model.state_dict()
+    return {"outs": outs, "grads": grads, "params": {n: numpy(p) for n, p in model.named_parameters()},
+            "buffers": {n: str(b.dtype).replace("torch.", "") for n, b in model.named_buffers()},
+            "state": {k: str(v.dtype).replace("torch.", "") for k, v in state.items()}}
+
+
+@settings(max_examples=12, deadline=None)
+@given(specs, st.sampled_from(["bfloat16", "float16"]), st.booleans(), st.sampled_from([None, "float32"]),
+       st.sampled_from(["none", "module"]))
+def test_mixed_precision_matches_torch(spec, low, cast_buffers, reduce_dtype, wrap_policy):
+    policy = {"param_dtype": low, "buffer_dtype": low if cast_buffers else None, "reduce_dtype": reduce_dtype}
+    # without layer norms: a half-precision norm over a few elements cancels, and torch's CPU kernels (one rounding
+    # at the end) and the shim's then differ by more than a rounding (the bit-for-bit test below has a norm); a
+    # float32 buffer added inside a block would promote its output, which torch's next half product refuses
+    spec = {**spec, "blocks": [(bias, False, buffer and cast_buffers) for bias, _, buffer in spec["blocks"]]}
+    theirs, ours = (_mixed_precision_run(T, spec, policy, wrap_policy) for T in (rt, mt))
+    assert ours["buffers"] == theirs["buffers"] and ours["state"] == theirs["state"]
+    tol = {"rtol": 2e-2, "atol": 2e-2}  # half precision: one rounding apart is allowed
+    for (dtype, value), (their_dtype, their_value) in zip(ours["outs"], theirs["outs"]):
+        assert dtype == their_dtype
+        np.testing.assert_allclose(value, their_value, **tol)
+    assert ours["grads"].keys() == theirs["grads"].keys()
+    for name, (dtype, value) in theirs["grads"].items():
+        assert ours["grads"][name][0] == dtype
+        np.testing.assert_allclose(ours["grads"][name][1], value, **tol, err_msg=name)
+    for name, value in theirs["params"].items():
+        np.testing.assert_allclose(ours["params"][name], value, **tol, err_msg=name)
+
+
+def test_mixed_precision_computes_in_param_dtype_and_keeps_parameters_full():
+    """The gradient of a MixedPrecision forward is the one of the same network cast to param_dtype, cast to the
+    parameters' float32 (torch's answer, bit for bit on its side; the shim's own bf16 network the reference)."""
+    spec = {**SPEC, "seed": 5}
+    answers = {}
+    for T in (rt, mt):
+        F = T.distributed.fsdp
+        Net, _ = build(T, spec)
+        T.manual_seed(1)
+        net = Net()
+        low = Net()
+        low.load_state_dict(net.state_dict())
+        low = low.to(T.bfloat16)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = F.FullyShardedDataParallel(net, use_orig_params=True, device_id="cpu",
+                                               mixed_precision=F.MixedPrecision(param_dtype=T.bfloat16,
+                                                                                buffer_dtype=T.bfloat16))
+        x = T.linspace(-1, 1, 6).reshape(2, 3)
+        out, ref = model(x), low(x.to(T.bfloat16))
+        out.float().sum().backward()
+        ref.float().sum().backward()
+        answers[T] = (T.equal(out, ref), [p.dtype == T.float32 for p in model.parameters()],
+                      all(T.equal(p.grad, q.grad.float()) for p, q in zip(model.parameters(), low.parameters())))
+    assert answers[mt] == answers[rt] == (True, [True] * len(answers[rt][1]), True)
+
+
+@pytest.mark.parametrize("policy", [{"reduce_dtype": "bfloat16"}, {"param_dtype": "bfloat16",
+                                                                     "keep_low_precision_grads": True}])
+def test_mixed_precision_options_not_provided_raise(policy):
+    F = mt.distributed.fsdp
+    policy = F.MixedPrecision(**{k: getattr(mt, v) if isinstance(v, str) else v for k, v in policy.items()})
+    with pytest.raises(NotImplementedError, match="mixed_precision"):
+        F.FullyShardedDataParallel(mt.nn.Linear(2, 2), use_orig_params=True, device_id="cpu",
+                                   mixed_precision=policy)

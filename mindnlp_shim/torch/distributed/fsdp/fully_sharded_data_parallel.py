@@ -19,7 +19,7 @@ from .api import (BackwardPrefetch, CONFIG_TYPES, CPUOffload, FullOptimStateDict
                   FullStateDictConfig, LocalOptimStateDictConfig, LocalStateDictConfig, MixedPrecision,
                   OptimStateDictConfig, OptimStateKeyType, ShardedOptimStateDictConfig, ShardedStateDictConfig,
                   ShardingStrategy, StateDictConfig, StateDictSettings, StateDictType)
-from . import wrap as _wrap
+from . import _mixed_precision, wrap as _wrap
 
 FSDP_WRAPPED_MODULE = "_fsdp_wrapped_module"
 FSDP_PREFIX = FSDP_WRAPPED_MODULE + "."
@@ -50,11 +50,8 @@ class FullyShardedDataParallel(Module):
                                "not built; parameters stay whole, so pass use_orig_params=True")
         if device_mesh is not None or isinstance(process_group, tuple):
             raise _unsupported("device_mesh=/hybrid process groups", "only one process group is provided")
-        if mixed_precision is not None and any(dtype is not None for dtype in (
-                mixed_precision.param_dtype, mixed_precision.reduce_dtype, mixed_precision.buffer_dtype)):
-            raise _unsupported("mixed_precision=MixedPrecision(<dtypes>)", "the low-precision copies of the "
-                               "parameters for forward and backward are not built; cast the model or use autocast")
         group = dist._process_group.resolve(process_group)
+        _mixed_precision.check(mixed_precision, module, group.size(), auto_wrap_policy)
         strategy = ShardingStrategy.FULL_SHARD if sharding_strategy is None else sharding_strategy
         if strategy in (ShardingStrategy.HYBRID_SHARD, ShardingStrategy._HYBRID_SHARD_ZERO2):
             raise _unsupported(f"sharding_strategy={strategy}", "hybrid sharding needs intra- and inter-node groups")
@@ -82,6 +79,8 @@ class FullyShardedDataParallel(Module):
         self.forward_prefetch = forward_prefetch
         self.limit_all_gathers = limit_all_gathers
         self.mixed_precision = mixed_precision or MixedPrecision()
+        self._mixed_precision = mixed_precision if _mixed_precision.active(mixed_precision) else None
+        self._buffer_dtypes = {}        # (id(module), name) -> a cast buffer's own dtype, for state dicts
         self.compute_device = _compute_device(module, device_id)
         self._use_orig_params = use_orig_params
         self._ignored_modules = ignored
@@ -145,11 +144,15 @@ class FullyShardedDataParallel(Module):
         return self._is_root
 
     def _lazy_init(self):
-        """The first unit to run forward is the root; the units inside it are not."""
+        """The first unit to run forward is the root; the units inside it are not. Each unit's buffers take its
+        buffer_dtype now, as torch casts them at the root's first forward."""
         self._is_root = True
         for unit in self.modules():
-            if isinstance(unit, FullyShardedDataParallel) and unit is not self:
-                unit._is_root = False
+            if isinstance(unit, FullyShardedDataParallel):
+                if unit is not self:
+                    unit._is_root = False
+                unit._buffer_dtypes.update(_mixed_precision.cast_buffers(
+                    unit._mixed_precision, _owned(unit._fsdp_wrapped_module, "_buffers")))
         if self.process_group.size() > 1:
             from ...nn.parallel.distributed import DistributedDataParallel
 
@@ -163,10 +166,13 @@ class FullyShardedDataParallel(Module):
     def forward(self, *args, **kwargs):
         if self._is_root is None:
             self._lazy_init()
-        if self._averager is not None:
-            self._averager.require_backward_grad_sync = self._sync_gradients
-            return self._averager(*args, **kwargs)
-        return self._fsdp_wrapped_module(*args, **kwargs)
+        policy = self._mixed_precision
+        args, kwargs = _mixed_precision.cast_inputs(policy, self._is_root, args, kwargs)
+        with _mixed_precision.low_precision_parameters(policy, _owned(self._fsdp_wrapped_module, "_parameters")):
+            if self._averager is not None:
+                self._averager.require_backward_grad_sync = self._sync_gradients
+                return self._averager(*args, **kwargs)
+            return self._fsdp_wrapped_module(*args, **kwargs)
 
     # ------------------------------------------------------------ state dicts
     def state_dict(self, *args, **kwargs):
@@ -360,6 +366,7 @@ def _clean_state_dict_keys(unit, state_dict, prefix, local_metadata):
     config = unit._state_dict_config
     wrapped = prefix + FSDP_PREFIX
     param_names = _own_param_names(unit._fsdp_wrapped_module, prefix)
+    buffer_dtypes = _own_buffer_dtypes(unit, prefix)
     drop = getattr(config, "rank0_only", False) and dist.get_rank() != 0
     copies = {}
     for key in [k for k in state_dict if k.startswith(wrapped)]:
@@ -371,10 +378,45 @@ def _clean_state_dict_keys(unit, state_dict, prefix, local_metadata):
             if id(param_names[key]) not in copies:
                 copies[id(param_names[key])] = value.clone()
             value = copies[id(param_names[key])]
+        elif key in buffer_dtypes:
+            value = value.to(buffer_dtypes[key])
         if config.offload_to_cpu:
             value = value.cpu()
         state_dict[key] = value
     return state_dict
+
+
+def _owned(module, registry):
+    """(module, name) of each entry of `registry` (`_parameters` or `_buffers`) in `module` outside its nested
+    FSDP units."""
+    found = []
+
+    def visit(mod):
+        found.extend((mod, name) for name in getattr(mod, registry))
+        for child in mod._modules.values():
+            if child is not None and not isinstance(child, FullyShardedDataParallel):
+                visit(child)
+
+    visit(module)
+    return found
+
+
+def _own_buffer_dtypes(unit, prefix):
+    """Clean state-dict name -> own dtype, for the unit's buffers cast to buffer_dtype."""
+    if not unit._buffer_dtypes:
+        return {}
+    names = {}
+
+    def visit(mod, path):
+        for name in mod._buffers:
+            if (id(mod), name) in unit._buffer_dtypes:
+                names[path + name] = unit._buffer_dtypes[(id(mod), name)]
+        for name, child in mod._modules.items():
+            if child is not None and not isinstance(child, FullyShardedDataParallel):
+                visit(child, path + name + ".")
+
+    visit(unit._fsdp_wrapped_module, prefix)
+    return names
 
 
 def _own_param_names(module, prefix):
