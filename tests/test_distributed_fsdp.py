@@ -2,7 +2,7 @@
 runs on the shim, launched by `python -m mindnlp.run`, and on real torch's gloo backend, launched by real torch's
 `python -m torch.distributed.run`, with FULL_SHARD and NO_SHARD units (nested by ModuleWrapPolicy). Gradients
 averaged over the ranks, no_sync accumulation, clipped norms, parameters after AdamW steps and the full state dict
-must agree, and ranks that built different parameters are refused where torch would shard them."""
+must agree, sync_module_states refuses CPU modules as torch does, and ranks that built different parameters are refused where torch would shard them."""
 import os
 import sys
 
@@ -43,8 +43,10 @@ def test_averaged_gradients_steps_and_state_dict_match_real_torch(runs, strategy
         assert list(shim[r]["state_keys"]) == list(torch[r]["state_keys"])
         assert set(shim[r].files) - {"refused_different_ranks"} == set(torch[r].files)
         np.testing.assert_allclose(shim[r]["norms"], torch[r]["norms"], rtol=1e-5)
+        assert str(shim[r]["sync_module_states_on_cpu"]) == str(torch[r]["sync_module_states_on_cpu"])
+        assert "requires them to be on GPU" in str(shim[r]["sync_module_states_on_cpu"])
         for key in torch[r].files:
-            if key in ("state_keys", "norms"):
+            if key in ("state_keys", "norms", "sync_module_states_on_cpu"):
                 continue
             np.testing.assert_array_equal(shim[r][key], shim[0][key], err_msg=key)  # every rank the same
             np.testing.assert_allclose(shim[r][key], torch[r][key], rtol=1e-5, atol=1e-6, err_msg=key)

@@ -6,7 +6,8 @@ FULL_SHARD and NO_SHARD:
 - sync_*: gradients after one synchronized backward (each rank its own batch);
 - accum_*: gradients after a no_sync backward followed by a synchronized one;
 - final_*: parameters after 3 AdamW steps with clip_grad_norm_; norms: the clipped total norms;
-- state_*: the full state dict (keys in order in `state_keys`), taken on every rank.
+- state_*: the full state dict (keys in order in `state_keys`), taken on every rank;
+- sync_module_states_on_cpu: what FSDP(sync_module_states=True) says of a CPU module.
 Gradients and parameters are read inside summon_full_params(with_grads=True), where torch's are whole.
 """
 import os
@@ -87,6 +88,11 @@ def run(out_dir, tag, strategy, rank):
             except NotImplementedError:
                 record["refused_different_ranks"] = np.array(True)
     record.update({f"start_{n}": v for n, v in full(model, False).items()})
+    try:  # torch broadcasts rank 0's module only from an accelerator
+        FSDP(build(rank), use_orig_params=True, device_id="cpu", sync_module_states=True)
+        record["sync_module_states_on_cpu"] = np.array("accepted")
+    except ValueError as error:
+        record["sync_module_states_on_cpu"] = np.array(str(error))
 
     loss_of(model, *batch(rank, 0)).backward()
     record.update({f"sync_{n}": v for n, v in full(model, True).items()})

@@ -63,14 +63,14 @@ class FullyShardedDataParallel(Module):
             if ignored:
                 raise _unsupported("ignored_modules= with more than one rank", "ignored parameters would still be "
                                    "averaged over the ranks")
-            if sync_module_states and any(t.device.type == "cpu" for t in _own_tensors(module)):
-                raise ValueError("The module has CPU parameters or buffers when `sync_module_states=True`, which "
-                                 "requires them to be on GPU. Please specify the `device_id` argument or move the "
-                                 "module to GPU before passing it to FSDP.")
         if param_init_fn is not None and any(p.device.type == "meta" for p in module.parameters()):
             raise _unsupported("param_init_fn= with parameters on the meta device", "materializing meta "
                                "parameters per unit is not built")
         module = _placed(module, device_id)
+        if group.size() > 1 and sync_module_states and any(t.device.type == "cpu" for t in _own_tensors(module)):
+            raise ValueError("The module has CPU parameters or buffers when `sync_module_states=True`, which "
+                             "requires them to be on GPU. Please specify the `device_id` argument or move the "
+                             "module to GPU before passing it to FSDP.")
 
         self.process_group = group
         self.sharding_strategy = strategy
@@ -168,7 +168,8 @@ class FullyShardedDataParallel(Module):
             self._lazy_init()
         policy = self._mixed_precision
         args, kwargs = _mixed_precision.cast_inputs(policy, self._is_root, args, kwargs)
-        with _mixed_precision.low_precision_parameters(policy, _owned(self._fsdp_wrapped_module, "_parameters")):
+        owned = _owned(self._fsdp_wrapped_module, "_parameters") if policy is not None else ()
+        with _mixed_precision.low_precision_parameters(policy, owned):
             if self._averager is not None:
                 self._averager.require_backward_grad_sync = self._sync_gradients
                 return self._averager(*args, **kwargs)
