@@ -221,6 +221,7 @@ def test_state_dict_round_trip_and_load_errors_match_torch(policy):
 
 
 def test_state_dict_values_are_copies_of_parameters_and_share_buffers_as_in_torch():
+    """Also with keep_vars=True, and under a prefix."""
     answers = {}
     for T, model in zip((rt, mt), make_pair(SPEC)):
         with warnings.catch_warnings():
@@ -229,8 +230,10 @@ def test_state_dict_values_are_copies_of_parameters_and_share_buffers_as_in_torc
         with T.no_grad():
             state["embed.weight"].fill_(7.0)
             state["offset"].fill_(3.0)
+        kept = model.state_dict(keep_vars=True, prefix="outer.")
         answers[T] = (float(model.module.embed.weight[0, 0]), float(model.module.offset[0]),
-                      state["embed.weight"].requires_grad, state["embed.weight"].is_leaf)
+                      state["embed.weight"].requires_grad, state["embed.weight"].is_leaf, list(kept),
+                      [v.requires_grad for v in kept.values()], kept["outer.embed.weight"] is model.module.embed.weight)
     assert answers[mt] == answers[rt]
     assert answers[mt][0] != 7.0 and answers[mt][1] == 3.0
 

@@ -361,8 +361,8 @@ def _check_state_dict_type(unit, what):
 
 
 def _clean_state_dict_keys(unit, state_dict, prefix, local_metadata):
-    """Post-hook of each unit: its keys lose the wrapper level (keeping their order), its parameters are copies
-    (torch's full state dict holds gathered copies, never the parameters' own memory), and with
+    """Post-hook of each unit: its keys lose the wrapper level (keeping their order), its parameters are detached
+    copies (torch's full state dict holds gathered copies, never the parameters themselves), and with
     rank0_only only rank 0 keeps them."""
     config = unit._state_dict_config
     wrapped = prefix + FSDP_PREFIX
@@ -375,9 +375,9 @@ def _clean_state_dict_keys(unit, state_dict, prefix, local_metadata):
         if drop:
             continue
         key = prefix + key[len(wrapped):]
-        if key in param_names and not getattr(value, "_is_param", False):  # keep_vars gives the parameters
+        if key in param_names:  # copies even with keep_vars=True, as torch's
             if id(param_names[key]) not in copies:
-                copies[id(param_names[key])] = value.clone()
+                copies[id(param_names[key])] = value.detach().clone()
             value = copies[id(param_names[key])]
         elif key in buffer_dtypes:
             value = value.to(buffer_dtypes[key])
