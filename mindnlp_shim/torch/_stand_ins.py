@@ -138,7 +138,7 @@ MODULES_WITH_STAND_INS = (
     "compiler", "_logging", "jit", "fx", "library", "utils._python_dispatch", "utils._device", "_subclasses",
     "_subclasses.fake_tensor", "profiler", "distributed.tensor",
     "distributed.tensor._utils", "distributed.device_mesh", "distributed._functional_collectives", "distributed.fsdp",
-    "distributed.fsdp.fully_sharded_data_parallel", "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
+    "distributed._composable.fsdp", "distributed.checkpoint.hf_storage",
     "distributed.algorithms.join", "distributed.algorithms.ddp_comm_hooks.default_hooks",
     "distributed.algorithms.ddp_comm_hooks.powerSGD_hook", "distributed.elastic.multiprocessing.errors", "distributions", "distributions.wishart", "fft",
     "nn.attention.flex_attention", "autograd.graph", "overrides",
