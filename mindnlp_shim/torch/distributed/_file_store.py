@@ -105,10 +105,10 @@ class FileStore(Store):
             self._write(fd, [(_SET, "/" + k, _as_bytes(v)) for k, v in zip(keys, values)])
 
     def delete_key(self, key):
+        """Always True, whether or not the key existed (torch's FileStore answers so)."""
         with self._locked(exclusive=True) as fd:
-            if "/" + key not in self._log.values:
-                return False
-            self._write(fd, [(_DELETE, "/" + key, b"")])
+            if "/" + key in self._log.values:
+                self._write(fd, [(_DELETE, "/" + key, b"")])
             return True
 
     def num_keys(self):

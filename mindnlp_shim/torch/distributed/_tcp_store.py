@@ -11,9 +11,15 @@ timeout (then DistNetworkError); with `world_size` set each client counts itself
 `num_keys`, not listed by `list_keys`) and a master with `wait_for_workers` waits for all of them (DistStoreError
 "Timed out after ... waiting for clients"); a `get`/`wait` that times out raises DistStoreError "wait timeout
 after <ms>ms, keys: /<key>".
+
+Unlike torch's, a process group here keeps using its store after the rendezvous (`_store_transport`), so the
+master's process must not take the server away while other ranks still read what it wrote last: at exit
+(atexit, and multiprocessing's exit of a forked or spawned child) it waits until the other processes' clients
+have disconnected, up to the store's timeout.
 """
 import datetime
 import errno
+import multiprocessing.util
 import socket
 import struct
 import threading
@@ -65,12 +71,23 @@ def _millis(field):
 class _Server:
     """The master's server: one accepting thread, one thread per client connection, one HashStore."""
 
-    def __init__(self, listener):
+    def __init__(self, listener, linger):
         self.listener = listener
         self.port = listener.getsockname()[1]
         self.values = HashStore()
         self.users = 1
+        self.linger = linger
+        self.peers = set()  # addresses of the connected clients
+        self.closed = False
+        self.changed = threading.Condition()
         threading.Thread(target=self._accept, name=f"TCPStore-server-{self.port}", daemon=True).start()
+        multiprocessing.util.Finalize(None, self._wait_for_other_clients, exitpriority=100)
+
+    def _wait_for_other_clients(self):
+        deadline = time.monotonic() + self.linger.total_seconds()
+        with self.changed:
+            while not self.closed and self.peers - _LOCAL_CLIENTS and time.monotonic() < deadline:
+                self.changed.wait(max(0.0, deadline - time.monotonic()))
 
     def _accept(self):
         while True:
@@ -82,31 +99,42 @@ class _Server:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn):
-        with conn:
-            while True:
-                try:
-                    op, fields = _receive(conn)
-                except (DistNetworkError, OSError):
-                    return
-                try:
-                    answer = self._answer(op, fields)
-                    status = _OK
-                except DistStoreError:
-                    status, answer = _TIMEOUT, []
-                except ValueError as exc:
-                    status, answer = _VALUE_ERROR, [str(exc).encode()]
-                try:
-                    _send(conn, status, answer)
-                except OSError:
-                    return
+        peer = conn.getpeername()
+        with self.changed:
+            self.peers.add(peer)
+        try:
+            self._serve_requests(conn)
+        finally:
+            conn.close()
+            with self.changed:
+                self.peers.discard(peer)
+                self.changed.notify_all()
+
+    def _serve_requests(self, conn):
+        while True:
+            try:
+                op, fields = _receive(conn)
+            except (DistNetworkError, OSError):
+                return
+            try:
+                answer = self._answer(op, fields)
+                status = _OK
+            except DistStoreError:
+                status, answer = _TIMEOUT, []
+            except ValueError as exc:
+                status, answer = _VALUE_ERROR, [str(exc).encode()]
+            try:
+                _send(conn, status, answer)
+            except OSError:
+                return
 
     def _answer(self, op, fields):
         values = self.values
-        keys = [f.decode() for f in fields[1:]]
         if op == _SET:
             values.set(fields[0].decode(), fields[1])
             return []
         if op == _MULTI_GET:
+            keys = [f.decode() for f in fields[1:]]
             values.wait(keys, _millis(fields[0]))
             return [values.get(k) for k in keys]
         if op == _ADD:
@@ -119,7 +147,7 @@ class _Server:
         if op == _CHECK:
             return [b"1" if values.check([f.decode() for f in fields]) else b"0"]
         if op == _WAIT:
-            values.wait(keys, _millis(fields[0]))
+            values.wait([f.decode() for f in fields[1:]], _millis(fields[0]))
             return []
         if op == _DELETE:
             return [b"1" if values.delete_key(fields[0].decode()) else b"0"]
@@ -140,11 +168,13 @@ class _Server:
     def close(self):
         self.users -= 1
         if self.users == 0:
+            self.closed = True
             _SERVERS.pop(self.port, None)
             self.listener.close()
 
 
 _SERVERS = {}  # port -> _Server of this process (multi_tenant masters share one)
+_LOCAL_CLIENTS = set()  # the addresses of this process's client sockets (a server does not wait for them)
 
 
 def _listen(host, port, listen_fd):
@@ -172,7 +202,7 @@ class TCPStore(Store):
         if is_master:
             server = _SERVERS.get(port) if multi_tenant and port else None
             if server is None:
-                server = _Server(_listen(host_name, port, master_listen_fd))
+                server = _Server(_listen(host_name, port, master_listen_fd), self._timeout)
                 _SERVERS[server.port] = server
             else:
                 server.users += 1
@@ -180,6 +210,7 @@ class TCPStore(Store):
             port = server.port
         self._port = port
         self._sock = self._connect()
+        _LOCAL_CLIENTS.add(self._sock.getsockname())
         if world_size is not None and (not is_master or wait_for_workers):
             self._call(_JOIN, [])
         if is_master and wait_for_workers and world_size is not None:
