@@ -303,3 +303,70 @@ def test_a_collective_a_rank_never_joins_times_out_with_a_clear_error(runs):
     assert ours["late_all_reduce"].startswith("ERROR DistBackendError: torch.distributed collective (collective #1")
     assert "timed out after 3 s waiting for ranks 1 through FileStore" in ours["late_all_reduce"]
     assert 2.5 < float(ours["waited"]) < 30
+
+
+# ---------------------------------------------------------------- the store transport, ranks as threads
+def _threads(world, body):
+    """Run body(rank) in `world` threads; their results, or the first error raised."""
+    results, errors = [None] * world, []
+
+    def run(rank):
+        try:
+            results[rank] = body(rank)
+        except Exception as exc:  # noqa: BLE001  (re-raised below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(r,)) for r in range(world)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    if errors:
+        raise errors[0]
+    return results
+
+
+def test_store_transport_primitives_and_their_keys_are_cleaned_up():
+    from mindnlp_shim.torch.distributed._store_transport import StoreTransport
+
+    store = md.HashStore()
+    timeout = datetime.timedelta(seconds=30)
+
+    def body(rank):
+        transport = StoreTransport(store, rank, 3, "g/", timeout)
+        transport.join(timeout)
+        value = np.arange(4, dtype=np.int8).reshape(2, 2) * (rank + 1)
+        gathered = transport.all_gather(value)
+        sent = transport.broadcast(np.float64(rank) if rank == 2 else np.float64(-1), 2)  # (a 0-d array)
+        summed = transport.all_reduce_sum(np.array([rank + 0.5], np.float32))
+        return gathered, sent, summed
+
+    for gathered, sent, summed in _threads(3, body):
+        assert gathered.dtype == np.int8 and gathered.tolist() == [
+            (np.arange(4).reshape(2, 2) * (r + 1)).tolist() for r in range(3)]
+        assert sent.shape == () and sent == 2.0
+        assert summed.dtype == np.float32 and summed.tolist() == [4.5]
+    assert sorted(store.list_keys()) == ["g/join/0", "g/join/1", "g/join/2"]  # every collective's keys are gone
+
+
+def test_store_transport_refuses_a_rank_given_twice_and_mismatched_tensors():
+    from mindnlp_shim.torch.distributed._store_transport import StoreTransport
+
+    store, timeout = md.HashStore(), datetime.timedelta(seconds=30)
+    StoreTransport(store, 0, 2, "g/", timeout).store.add("g/join/0", 1)
+    with pytest.raises(RuntimeError, match="rank 0 joined the store twice"):
+        StoreTransport(store, 0, 2, "g/", timeout).join(timeout)
+
+    shared = md.HashStore()
+
+    def body(rank):
+        return StoreTransport(shared, rank, 2, "h/", timeout).all_gather(np.zeros(2 + rank, np.float32))
+
+    with pytest.raises(RuntimeError, match="rank . sent a tensor of shape"):
+        _threads(2, body)
+
+
+def test_queue_operations_raise_not_implemented():
+    for store in (md.HashStore(), md.TCPStore("127.0.0.1", 0, None, True)):
+        with pytest.raises(NotImplementedError, match="queue_push is not supported"):
+            store.queue_push("q", "x")

@@ -2,7 +2,8 @@
 the caller passed (the shim's `_inplace.assign`, so views and NumPy arrays over them see the write).
 
 Each is defined by what it computes on the stacked values of all ranks, taken with one all-gather (or one
-broadcast); float32/float16 sums use MindSpore's AllReduce directly. See `_transport` for why.
+broadcast) of the process group's transport: MindSpore's cluster (`_transport`, where float32/float16 sums use
+MindSpore's AllReduce directly; see there for why) or a torch Store (`_store_transport`).
 """
 import enum
 

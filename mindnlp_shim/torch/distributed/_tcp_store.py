@@ -170,6 +170,10 @@ class _Server:
         if self.users == 0:
             self.closed = True
             _SERVERS.pop(self.port, None)
+            try:
+                self.listener.shutdown(socket.SHUT_RDWR)  # (wakes the accepting thread; close alone does not)
+            except OSError:
+                pass
             self.listener.close()
 
 
