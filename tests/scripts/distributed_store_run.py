@@ -8,8 +8,8 @@ Scenarios, each a `torch.multiprocessing.start_processes(..., start_method="fork
   distributed_inputs.STORE_DTYPES, subgroups, object collectives, and DDP training 3 SGD steps on its shard of a
   batch (plus, in the parent, the same model trained on the whole batch in one process);
 - "tcp2": 2 ranks on an explicit `store=TCPStore(...)`; "env2": 2 ranks on env:// (MASTER_ADDR/MASTER_PORT);
-- "timeout": 2 ranks on file:// with a 3 s timeout; rank 1 ends right after joining, so rank 0's all_reduce
-  never completes.
+- "timeout": 2 ranks on file://, then a group of both with a 3 s timeout (`new_group(timeout=...)`); rank 1 ends
+  right after forming it, so rank 0's all_reduce on it never completes.
 Each rank writes OUT_DIR/<TAG>_<scenario>_rank<r>.pkl: {item: NumPy array, or "ERROR <type>: <message>"}.
 """
 import os
@@ -188,13 +188,13 @@ def rank_main(rank, scenario, world, rendezvous, out_prefix):
         store = dist.TCPStore("127.0.0.1", rendezvous, world, rank == 0, datetime.timedelta(seconds=60))
         dist.init_process_group("gloo", store=store, rank=rank, world_size=world)
     else:
-        timeout = datetime.timedelta(seconds=3 if scenario == "timeout" else 120)
         dist.init_process_group("gloo", init_method=f"file://{rendezvous}", rank=rank, world_size=world,
-                                timeout=timeout)
+                                timeout=datetime.timedelta(seconds=120))
     if scenario == "timeout":
+        group = dist.new_group([0, 1], timeout=datetime.timedelta(seconds=3))
         if rank == 0:
             started = time.monotonic()
-            attempt(results, "late_all_reduce", lambda: dist.all_reduce(torch.ones(3)))
+            attempt(results, "late_all_reduce", lambda: dist.all_reduce(torch.ones(3), group=group))
             results["waited"] = np.array(time.monotonic() - started)
     elif scenario == "file3":
         collectives(rank, world, results)

@@ -17,6 +17,7 @@ import errno
 import fcntl
 import os
 import struct
+import threading
 import time
 
 from ._stores import Store, _LEADING_INTEGER, _as_bytes, milliseconds
@@ -42,6 +43,7 @@ class FileStore(Store):
         self._world_size = world_size
         self._timeout = datetime.timedelta(minutes=5)
         self._log = _Log()
+        self._threads = threading.Lock()  # (threads of this process share the instance's view of the file)
         self._released = False
         self._add_internal("refcount/", 1)
 
@@ -170,17 +172,23 @@ class FileStore(Store):
             self.store, self.exclusive = store, exclusive
 
         def __enter__(self):
-            self.fd = os.open(self.store._path, os.O_RDWR | os.O_CREAT, 0o644)
+            self.store._threads.acquire()
+            try:
+                self.fd = os.open(self.store._path, os.O_RDWR | os.O_CREAT, 0o644)
+            except BaseException:
+                self.store._threads.release()
+                raise
             try:
                 fcntl.flock(self.fd, fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH)
                 self.store._replay(self.fd)
             except BaseException:
-                os.close(self.fd)
+                self.__exit__()
                 raise
             return self.fd
 
         def __exit__(self, *exc):
             os.close(self.fd)  # (closing drops the lock)
+            self.store._threads.release()
 
     def _locked(self, exclusive):
         return FileStore._Lock(self, exclusive)

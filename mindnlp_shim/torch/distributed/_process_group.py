@@ -173,7 +173,9 @@ def _rendezvous_store(init_method, rank, world_size, timeout):
     if not addr or not port:
         raise ValueError("Error initializing torch.distributed using env:// rendezvous: environment variable "
                          "MASTER_ADDR and MASTER_PORT expected, but not set")
-    return TCPStore(addr, int(port), world_size, rank == 0, timeout)
+    # (under torchrun the agent serves the store at MASTER_PORT: every rank is its client)
+    serves = rank == 0 and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True"
+    return TCPStore(addr, int(port), world_size, serves, timeout)
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
@@ -287,18 +289,20 @@ def get_group_rank(group, global_rank):
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
               group_desc=None, device_id=None):
-    """Every rank calls new_group in the same order (as torch requires); members get a MindSpore group."""
+    """Every rank calls new_group in the same order (as torch requires); members get a MindSpore group, or on a
+    store-based world a key space of their own with `timeout` (default: the world's)."""
     world = default_group()
     ranks = sorted(range(world.size()) if ranks is None else ranks)
-    if ranks == world.ranks:
+    on_store = isinstance(world.transport, StoreTransport)
+    if ranks == world.ranks and not on_store:
         return world
     _State.subgroup_count += 1
     name = f"torch_group_{_State.subgroup_count}"
     me = world.rank()
     if me not in ranks:
         return ProcessGroup(ranks, name, world._backend, -1)  # non-members hold a group they cannot use
-    if isinstance(world.transport, StoreTransport):
-        transport = world.transport.subgroup(name, ranks.index(me), len(ranks))
+    if on_store:
+        transport = world.transport.subgroup(name, ranks.index(me), len(ranks), timeout)
     elif _State.uses_mindspore:
         from mindspore.communication import create_group
 

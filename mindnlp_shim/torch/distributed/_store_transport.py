@@ -35,9 +35,9 @@ class StoreTransport:
         self.store, self.rank, self.size, self.prefix, self.timeout = store, rank, size, prefix, timeout
         self._sequence = 0
 
-    def subgroup(self, name, rank, size):
+    def subgroup(self, name, rank, size, timeout=None):
         """The transport of a subgroup: the same store, its own key space and sequence numbers."""
-        return StoreTransport(self.store, rank, size, f"{self.prefix}{name}/", self.timeout)
+        return StoreTransport(self.store, rank, size, f"{self.prefix}{name}/", timeout or self.timeout)
 
     def join(self, timeout):
         """Wait until every rank of the group has joined (init_process_group's rendezvous); two processes that

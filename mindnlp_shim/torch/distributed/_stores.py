@@ -134,7 +134,7 @@ class HashStore(Store):
             return all(key in self._values for key in keys)
 
     def wait(self, keys, timeout=None):
-        limit = (timeout or self._timeout).total_seconds()
+        limit = (self._timeout if timeout is None else timeout).total_seconds()
         deadline = time.monotonic() + limit
         with self._changed:
             while not all(key in self._values for key in keys):
