@@ -103,7 +103,7 @@ def test_file_store_operations_match_torch(tmp_path_factory, sequence):
     assert ours == _run(_file_stores(rt.distributed, str(folder / "torch")), sequence)
 
 
-@settings(max_examples=40, deadline=None)  # (real torch's TCPStore takes ~0.25 s to set up and tear down)
+@settings(max_examples=25, deadline=None)  # (real torch's TCPStore takes ~0.25 s to set up and tear down)
 @given(st.lists(tcp_operations, max_size=10))
 def test_tcp_store_operations_match_torch(sequence):
     assert _run(_tcp_stores(md), sequence) == _run(_tcp_stores(rt.distributed), sequence)
