@@ -5,7 +5,10 @@ from .. import _mindspore as _ms  # (sets GLOG_v before MindSpore loads, and che
 
 import mindspore  # noqa: E402
 
-DEVICE_TARGET = mindspore.get_context("device_target")  # "CPU", "GPU" or "Ascend"
+DEVICE_TARGET = mindspore.get_context("device_target")
+# the process that loaded MindSpore: a different pid later means a child forked off it (torch.distributed then
+# forms its groups on a torch Store, as MindSpore's cluster does not form in forked children)
+MINDSPORE_PID = os.getpid()  # "CPU", "GPU" or "Ascend"
 ON_CPU = DEVICE_TARGET == "CPU"
 # kernel threads on the CPU target: one per core this process may run on, unless the user sets the count
 CPU_THREADS = int(os.environ.get("MINDNLP_SHIM_THREADS", "0")) or max(1, len(os.sched_getaffinity(0)))

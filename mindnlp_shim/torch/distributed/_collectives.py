@@ -2,7 +2,8 @@
 the caller passed (the shim's `_inplace.assign`, so views and NumPy arrays over them see the write).
 
 Each is defined by what it computes on the stacked values of all ranks, taken with one all-gather (or one
-broadcast); float32/float16 sums use MindSpore's AllReduce directly. See `_transport` for why.
+broadcast) of the process group's transport: MindSpore's cluster (`_transport`, where float32/float16 sums use
+MindSpore's AllReduce directly; see there for why) or a torch Store (`_store_transport`).
 """
 import enum
 
@@ -13,7 +14,6 @@ from mindspore import ops
 from .. import _inplace
 from .._runtime import DEVICE_TARGET
 from ..autograd.grad_mode import no_grad
-from . import _transport
 from ._process_group import _State, resolve
 
 
@@ -109,8 +109,10 @@ def _check_op(op):
 
 
 def _world_only(pg, what):
-    """Gather- and broadcast-based collectives run on the world group only (MindSpore's CPU AllGather and
-    Broadcast accept no other group)."""
+    """Gather- and broadcast-based collectives run on the world group only on MindSpore's cluster (its CPU
+    AllGather and Broadcast accept no other group); a store-based group runs them on any group."""
+    if pg.transport.gathers_on_subgroups:
+        return
     if pg is not _State.default and pg.ranks != _State.default.ranks:
         raise NotImplementedError(f"torch.distributed.{what} on a subgroup is not supported on MindSpore "
                                   f"{DEVICE_TARGET}: its AllGather/Broadcast run on the world group only; "
@@ -125,12 +127,12 @@ def _member(pg, what):
 def _stacked(pg, array, what):
     """Every rank's array, shape (world, *array.shape)."""
     _world_only(pg, what)
-    return _transport.all_gather(array, pg.size())
+    return pg.transport.all_gather(array)
 
 
 def _reduced(pg, array, op, what):
-    if op == ReduceOp.SUM and _transport.can_sum_natively(array.dtype):
-        return _transport.all_reduce_sum(array, pg.group_name)
+    if op == ReduceOp.SUM and pg.transport.sums_natively(array.dtype):
+        return pg.transport.all_reduce_sum(array)
     return _reduce_stack(_stacked(pg, array, what), op, pg.size())
 
 
@@ -162,7 +164,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     src = _destination(pg, src, group_src)
     if pg.size() > 1:
         _world_only(pg, "broadcast")
-        _write(tensor, _transport.broadcast(_array(tensor), src))
+        _write(tensor, pg.transport.broadcast(_array(tensor), src))
     return _done(async_op)
 
 
@@ -248,7 +250,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         stack = np.zeros((pg.size(),) + tuple(tensor.shape), _array(tensor).dtype)
     if pg.size() > 1:
         _world_only(pg, "scatter")
-        stack = _transport.broadcast(stack, src)
+        stack = pg.transport.broadcast(stack, src)
     _write(tensor, stack[pg.rank()])
     return _done(async_op)
 
@@ -285,7 +287,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     """Every rank waits until all have arrived: a one-element all-reduce (MindSpore's CPU Barrier has no kernel)."""
     pg = resolve(group)
     if pg.size() > 1:
-        _transport.all_reduce_sum(np.zeros(1, np.float32), pg.group_name)
+        pg.transport.all_reduce_sum(np.zeros(1, np.float32))
     return _done(async_op)
 
 

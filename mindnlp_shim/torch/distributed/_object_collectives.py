@@ -6,7 +6,6 @@ import pickle
 
 import numpy as np
 
-from . import _transport
 from ._collectives import _world_only
 from ._process_group import resolve
 
@@ -20,10 +19,10 @@ def _to_bytes(obj):
 def _gather_bytes(pg, payload):
     """Every rank's byte array, in rank order."""
     _world_only(pg, "object collectives")
-    lengths = _transport.all_gather(np.array([payload.size], np.int64), pg.size()).reshape(-1)
+    lengths = pg.transport.all_gather(np.array([payload.size], np.int64)).reshape(-1)
     padded = np.zeros(int(lengths.max()), np.uint8)
     padded[:payload.size] = payload
-    stacked = _transport.all_gather(padded, pg.size())
+    stacked = pg.transport.all_gather(padded)
     return [stacked[i, :int(n)].tobytes() for i, n in enumerate(lengths)]
 
 
@@ -55,10 +54,10 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         return
     _world_only(pg, "broadcast_object_list")
     payload = _to_bytes(list(object_list)) if pg.rank() == src else np.zeros(0, np.uint8)
-    length = int(_transport.broadcast(np.array([payload.size], np.int64), src)[0])
+    length = int(pg.transport.broadcast(np.array([payload.size], np.int64), src)[0])
     if pg.rank() != src:
         payload = np.zeros(length, np.uint8)
-    received = pickle.loads(_transport.broadcast(payload, src).tobytes())
+    received = pickle.loads(pg.transport.broadcast(payload, src).tobytes())
     object_list[:] = received
 
 

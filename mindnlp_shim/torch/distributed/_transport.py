@@ -73,3 +73,24 @@ def all_reduce_sum(array, group_name=None):
     if op is None:
         op = _all_reduce_ops[group_name] = ops.AllReduce(group=group_name) if group_name else ops.AllReduce()
     return _from_wire(op(wire), array.dtype, array.shape)
+
+
+class MindSporeTransport:
+    """A process group's transport on MindSpore's cluster: the functions above, on the world group (`group_name`
+    None) or a MindSpore communication group (sums only, see the module's docstring)."""
+    gathers_on_subgroups = False
+
+    def __init__(self, group_name, size):
+        self.group_name, self.size = group_name, size
+
+    def all_gather(self, array):
+        return all_gather(array, self.size)
+
+    def broadcast(self, array, src):
+        return broadcast(array, src)
+
+    def sums_natively(self, dtype):
+        return can_sum_natively(dtype)
+
+    def all_reduce_sum(self, array):
+        return all_reduce_sum(array, self.group_name)

@@ -61,6 +61,7 @@ class DistributedDataParallel(Module):
         self.require_forward_param_sync = True
         self.bucket_bytes_cap = int((bucket_cap_mb or _DEFAULT_BUCKET_MB) * 1024 * 1024)
         self._sync_queued = False
+        self.reducer = _Reducer(self)
         if init_sync:
             self._broadcast_from_rank0(list(module.parameters()) + list(module.buffers()))
 
@@ -90,10 +91,13 @@ class DistributedDataParallel(Module):
                                "no gradient can be averaged")
 
     def _on_output_grad(self, grad):
+        self._queue_averaging()
+        return None
+
+    def _queue_averaging(self):
         if not self._sync_queued:
             self._sync_queued = True
             engine.queue_callback(self._average_gradients)
-        return None
 
     # ------------------------------------------------------------ gradient averaging
     def _average_gradients(self):
@@ -178,6 +182,19 @@ class DistributedDataParallel(Module):
 
     def extra_repr(self):
         return f"world_size={self.process_group.size()}, find_unused_parameters={self.find_unused_parameters}"
+
+
+class _Reducer:
+    """`DistributedDataParallel.reducer`, the one call of torch's reducer that libraries make:
+    `prepare_for_backward(outputs)` makes the next backward average the gradients even when the forward ran
+    under `no_sync()` (accelerate's `trigger_sync_in_backward` calls it with no outputs)."""
+
+    def __init__(self, ddp):
+        self._ddp = ddp
+
+    def prepare_for_backward(self, outputs):
+        if self._ddp.process_group.size() > 1:
+            self._ddp._queue_averaging()  # (queued callbacks run when the next backward finishes)
 
 
 def _wire_dtype(param):
