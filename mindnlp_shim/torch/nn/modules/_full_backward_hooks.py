@@ -12,6 +12,7 @@ import warnings
 
 from mindspore import Tensor, ops
 
+from .... import _mindspore as _ms
 from ..._autograd_views import HOOK_FUNCTION_OUTPUT
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
@@ -29,6 +30,7 @@ class _Call:
         self.grad_outputs = None
         self.n_inputs = 0
         self.input_index = None  # positions of the inputs passed through the Function, None if none was
+        self.still_inputs = ()  # (position, shape, dtype) of the other tensor inputs, when some were passed
         self.n_outputs = 0
         self.output_index = None
 
@@ -41,11 +43,10 @@ def _pack(index, values, size):
 
 
 def _check_shapes(grads, shapes):
-    # torch's engine refuses a gradient of another shape than its tensor's
-    for i, (g, shape) in enumerate(zip(grads, shapes)):
+    # torch checks what its node hook (named `hook`) returns against the gradients it was given
+    for g, shape in zip(grads, shapes):
         if g is not None and tuple(g.shape) != tuple(shape):
-            raise RuntimeError(f"Function BackwardHookFunctionBackward returned an invalid gradient at index {i} - "
-                               f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
+            raise RuntimeError("hook 'hook' has changed the size of value")
 
 
 class _HookInputs(Function):
@@ -61,6 +62,11 @@ class _HookInputs(Function):
         if call.grad_outputs is None:  # the gradient reached the inputs without passing the outputs
             return (None,) + grads
         grad_input = _pack(call.input_index, grads, call.n_inputs)
+        if call.still_inputs:  # torch's hook sees zeros for the tensor inputs that do not require grad
+            grad_input = list(grad_input)
+            for i, shape, dtype in call.still_inputs:
+                grad_input[i] = _ms.zeros(shape, dtype)
+            grad_input = tuple(grad_input)
         for hook in call.hooks:
             out = hook(call.module, grad_input, call.grad_outputs)
             if out is None:
@@ -130,6 +136,9 @@ def _through(function, call, values):
 def setup_inputs(call, args):
     call.n_inputs = len(args)
     values, call.input_index = _through(_HookInputs, call, args)
+    if call.input_index is not None and len(call.input_index) < len(args):
+        call.still_inputs = [(i, a.shape, a.dtype) for i, a in enumerate(args)
+                             if isinstance(a, Tensor) and i not in call.input_index]
     return tuple(values)
 
 
