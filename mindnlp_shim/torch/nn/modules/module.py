@@ -102,24 +102,30 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 _global_backward_pre_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
 _global_is_full_backward_hook = None
+# whether global backward hooks may be registered: one cheap test on every module call (a handle's removal
+# leaves it True; the next hooked call finds the dicts empty and clears it)
+_global_backward_hooks_registered = False
 
 
 def register_module_full_backward_pre_hook(hook):
     """A backward pre-hook for every module, called before the module's own ones."""
+    global _global_backward_hooks_registered
     handle = RemovableHandle(_global_backward_pre_hooks)
     _global_backward_pre_hooks[handle.id] = hook
+    _global_backward_hooks_registered = True
     return handle
 
 
 def register_module_full_backward_hook(hook):
     """A full backward hook for every module, called before the module's own ones."""
-    global _global_is_full_backward_hook
+    global _global_is_full_backward_hook, _global_backward_hooks_registered
     if _global_is_full_backward_hook is False:
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
                            "Please use only one of them.")
     _global_is_full_backward_hook = True
     handle = RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
+    _global_backward_hooks_registered = True
     return handle
 
 
@@ -516,8 +522,8 @@ class Module:
         # caught it); every module call switches it back on, so a forward never runs unrecorded.
         _ensure_recording()
         try:
-            if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
-                    or _global_backward_pre_hooks or (_legacy_hooks._OUTER and id(self) in _legacy_hooks._OUTER)):
+            if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks_registered
+                    or (_legacy_hooks._OUTER and id(self) in _legacy_hooks._OUTER)):
                 return self._call_with_backward_hooks(args, kwargs)
             if not (self._forward_hooks or self._forward_pre_hooks):
                 return self.forward(*args, **kwargs)
@@ -527,6 +533,9 @@ class Module:
             raise
 
     def _call_with_backward_hooks(self, args, kwargs):
+        global _global_backward_hooks_registered
+        if not (_global_backward_hooks or _global_backward_pre_hooks):
+            _global_backward_hooks_registered = False
         # torch's order: global hooks first, then the module's; a kind is served by one mechanism each
         full = list(_global_backward_hooks.values()) if _global_is_full_backward_hook else []
         if self._is_full_backward_hook:
