@@ -324,3 +324,41 @@ def test_modules_without_hooks_take_the_plain_path():
     assert getattr(out, HOOK_FUNCTION_OUTPUT, None) is None
     m.register_full_backward_hook(lambda *a: None)
     assert getattr(m(torch.randn(2, 3, requires_grad=True)), HOOK_FUNCTION_OUTPUT, None) == 0
+
+
+CHECKPOINT = r'''
+def run(torch):
+    nn = torch.nn
+    from torch.utils.checkpoint import checkpoint
+    res = {}
+    identity, calls = nn.Identity(), []
+    identity.register_full_backward_hook(lambda m, gi, go: calls.append((gi[0].tolist(), go[0].tolist())))
+    z = torch.tensor([1.0, 2.0], requires_grad=True)
+    (identity(z) * 3).sum().backward()
+    res["identity"] = calls
+    seq = nn.Sequential(nn.Linear(3, 3), nn.Tanh())
+    with torch.no_grad():
+        seq[0].weight.copy_(torch.arange(9.).reshape(3, 3) / 10 - 0.3)
+        seq[0].bias.fill_(0.1)
+    seen = []
+    seq[0].register_full_backward_hook(lambda m, gi, go: seen.append(gi[0].tolist()))
+    for reentrant in (True, False):
+        x = torch.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+        checkpoint(seq, x, use_reentrant=reentrant).sum().backward()
+        res[str(reentrant)] = (len(seen), x.grad.tolist(), seen[-1])
+    return res
+'''
+
+
+def test_identity_module_and_gradient_checkpointing_match_torch():
+    # (a module returning its input as is; hooks inside torch.utils.checkpoint, reentrant or not: the forward
+    # under no_grad makes no Function, the recomputation does)
+    require_torch()
+    theirs = run_torch_json(CHECKPOINT + "\nimport json, torch\nprint(json.dumps(run(torch)))")
+    namespace = {}
+    exec(CHECKPOINT, namespace)
+    ours = json.loads(json.dumps(namespace["run"](torch)))
+    assert ours["identity"] == theirs["identity"]
+    for key in ("True", "False"):
+        assert ours[key][0] == theirs[key][0]
+        assert _close(ours[key][1], theirs[key][1]) and _close(ours[key][2], theirs[key][2])
