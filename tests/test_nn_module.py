@@ -524,9 +524,10 @@ def test_instance_forward_override_is_called():
     np.testing.assert_allclose(arr(net(torch.ones(2))), [10.0, 10.0])
 
 
-def test_backward_hooks_raise_clearly():
-    with pytest.raises(NotImplementedError, match="register_full_backward_hook"):
-        Affine(1, 1).register_full_backward_hook(lambda *a: None)
+def test_global_legacy_backward_hook_raises_clearly():
+    # (full backward hooks: tests/test_full_backward_hooks.py)
+    with pytest.raises(NotImplementedError, match="register_module_backward_hook"):
+        torch.nn.modules.module.register_module_backward_hook(lambda *a: None)
 
 
 # ---------------------------------------------------------------- conversions

@@ -34,6 +34,9 @@ _UNTRACKED_BASE = "_untracked_view_bases"  # on a view of a tensor outside the g
 _CHAIN_PRUNE_AT = 8
 _REMAKE = "_view_remake"  # on a tracked view that is MindSpore's view of its source: (source, remake(source))
 DETACHED = "_data_alias_family"  # on `.data` made as a view (`_tensor._get_data`) and on views of it: no view in torch
+# on an output of a module backward hook's identity Function (torch's BackwardHookFunction returns its inputs
+# as views, which torch refuses to write in place): the output's place among the Function's outputs
+HOOK_FUNCTION_OUTPUT = "_backward_hook_function_output"
 # where MindSpore cannot count a write made through a view (2.7.x), each view records the base it is counted on
 _note_counted_base = None if _ms.VIEW_WRITES_COUNTED else _ms.note_view
 
@@ -284,6 +287,7 @@ def check_write(tensor, check_overlap=True):
     if not _ms.grad_enabled():
         return None
     root = getattr(tensor, _ROOT, None)
+    _refuse_hook_function_output(tensor, root)
     if root is not None:
         if check_overlap and _memory.has_internal_overlap(tensor):
             raise RuntimeError(_memory.OVERLAP_MESSAGE)  # (torch refuses even a fill of an expanded view here)
@@ -308,6 +312,20 @@ def check_write(tensor, check_overlap=True):
         _check_replayable(tensor, live)
         return tensor
     return None
+
+
+def _refuse_hook_function_output(tensor, root):
+    place = getattr(tensor, HOOK_FUNCTION_OUTPUT, None)
+    which = f"Output {place} of BackwardHookFunction"
+    if place is None and root is not None:
+        place = getattr(root, HOOK_FUNCTION_OUTPUT, None)
+        which = f"A view of output {place} of BackwardHookFunction"
+    if place is not None:
+        raise RuntimeError(
+            f"{which} is a view and is being modified inplace. This view was created inside a custom Function (or "
+            "because an input was returned as-is) and the autograd logic to handle view+inplace would override the "
+            "custom backward associated with the custom Function, leading to incorrect gradients. This behavior is "
+            "forbidden. You can fix this by cloning the output of the custom Function.")
 
 
 def _check_replayable(root, views):

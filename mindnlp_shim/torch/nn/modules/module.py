@@ -21,12 +21,14 @@ from ..._out_of_memory import reraise_if_out_of_memory as _reraise_if_out_of_mem
 from ..._runtime import ensure_recording as _ensure_recording
 from ..._size import Size
 from ...autograd.grad_mode import no_grad
+from . import _full_backward_hooks as _full_hooks
 from . import _legacy_backward_hooks as _legacy_hooks
 from ..parameter import Buffer, Parameter, _share_detached
 
 Tensor = mindspore.Tensor
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["Module", "RemovableHandle", "register_module_full_backward_hook",
+           "register_module_full_backward_pre_hook", "register_module_backward_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -94,6 +96,45 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
+
+
+# module backward hooks registered for every module (torch.nn.modules.module.register_module_full_backward_*)
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = None
+# whether global backward hooks may be registered: one cheap test on every module call (a handle's removal
+# leaves it True; the next hooked call finds the dicts empty and clears it)
+_global_backward_hooks_registered = False
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook for every module, called before the module's own ones."""
+    global _global_backward_hooks_registered
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    _global_backward_hooks_registered = True
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook for every module, called before the module's own ones."""
+    global _global_is_full_backward_hook, _global_backward_hooks_registered
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+                           "Please use only one of them.")
+    _global_is_full_backward_hook = True
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    _global_backward_hooks_registered = True
+    return handle
+
+
+def register_module_backward_hook(hook):
+    raise NotImplementedError(
+        "torch.nn.modules.module.register_module_backward_hook (the deprecated global module backward hook) is not "
+        "supported by mindnlp-shim: its arguments are the gradients of the last autograd node of torch's graph for "
+        "each module, known here for a few modules only (see Module.register_backward_hook); use "
+        "register_module_full_backward_hook")
 
 
 def _addindent(text, spaces):
@@ -443,17 +484,27 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def _backward_hooks_unsupported(self, name):
-        raise NotImplementedError(
-            f"torch.nn.Module.{name} is not supported on MindSpore: module backward hooks need the gradients of a "
-            f"module's inputs and outputs, which MindSpore's tape engine does not expose per module; register "
-            f"hooks on tensors (Tensor.register_hook) instead")
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """`hook(module, grad_output) -> tuple or None`, called when the gradients of the module's outputs
+        are computed; a returned tuple replaces grad_output (see _full_backward_hooks)."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
-        self._backward_hooks_unsupported("register_full_backward_hook")
-
-    def register_full_backward_pre_hook(self, hook, prepend=False):
-        self._backward_hooks_unsupported("register_full_backward_pre_hook")
+        """`hook(module, grad_input, grad_output) -> tuple or None`, called when the gradients of the module's
+        positional tensor inputs are computed; a returned tuple replaces grad_input."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
 
     def register_backward_hook(self, hook):
         """torch's deprecated module backward hook: `hook(module, grad_input, grad_output)` with the gradients
@@ -470,21 +521,36 @@ class Module:
         # MindSpore switches tape recording off when a TypeError escapes an op's dispatch (callers may have
         # caught it); every module call switches it back on, so a forward never runs unrecorded.
         _ensure_recording()
-        forward_call = self.forward
-        if self._backward_hooks or (_legacy_hooks._OUTER and id(self) in _legacy_hooks._OUTER):
-            forward_call = self._forward_with_legacy_backward_hooks
         try:
+            if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks_registered
+                    or (_legacy_hooks._OUTER and id(self) in _legacy_hooks._OUTER)):
+                return self._call_with_backward_hooks(args, kwargs)
             if not (self._forward_hooks or self._forward_pre_hooks):
-                return forward_call(*args, **kwargs)
-            return self._call_with_hooks(forward_call, args, kwargs)
+                return self.forward(*args, **kwargs)
+            return self._call_with_hooks(self.forward, args, kwargs)
         except (RuntimeError, MemoryError) as exc:  # (free when nothing is raised)
             _reraise_if_out_of_memory(exc)  # an allocation failure as torch.OutOfMemoryError, with its size
             raise
 
+    def _call_with_backward_hooks(self, args, kwargs):
+        global _global_backward_hooks_registered
+        if not (_global_backward_hooks or _global_backward_pre_hooks):
+            _global_backward_hooks_registered = False
+        # torch's order: global hooks first, then the module's; a kind is served by one mechanism each
+        full = list(_global_backward_hooks.values()) if _global_is_full_backward_hook else []
+        if self._is_full_backward_hook:
+            full += self._backward_hooks.values()
+        pre = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        forward_call = self.forward
+        if (self._backward_hooks and self._is_full_backward_hook is False) or id(self) in _legacy_hooks._OUTER:
+            forward_call = self._forward_with_legacy_backward_hooks
+        call = _full_hooks._Call(self, full, pre) if full or pre else None
+        return self._call_with_hooks(forward_call, args, kwargs, call)
+
     def _forward_with_legacy_backward_hooks(self, *args, **kwargs):
         return _legacy_hooks.forward_with_hooks(self, self.forward, args, kwargs)
 
-    def _call_with_hooks(self, forward_call, args, kwargs):
+    def _call_with_hooks(self, forward_call, args, kwargs, backward_call=None):
         result = None
         called_always = set()
         try:
@@ -500,6 +566,8 @@ class Module:
                     out = hook(self, args)
                     if out is not None:
                         args = out if isinstance(out, tuple) else (out,)
+            if backward_call is not None:
+                args = _full_hooks.setup_inputs(backward_call, args)
             result = forward_call(*args, **kwargs)
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
@@ -510,6 +578,8 @@ class Module:
                     out = hook(self, args, result)
                 if out is not None:
                     result = out
+            if backward_call is not None:
+                result = _full_hooks.setup_outputs(backward_call, result)
             return result
         except Exception:
             # hooks registered with always_call=True run even when forward (or another hook) raised
