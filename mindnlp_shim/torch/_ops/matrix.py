@@ -32,14 +32,14 @@ def _shift_square(square, offset):
 
 
 def _square_of(vectors):
-    """(..., n) -> (..., n, n) with the vectors on the diagonal: a product with the identity (differentiable)."""
+    """(..., n) -> (..., n, n) with the vectors on the diagonal, zeros elsewhere: a select, not a product with
+    the identity (inf * 0 put NaN off the diagonal, and the backward summed NaN gradients from off the
+    diagonal into the vector's; torch's takes the gradient's diagonal)."""
     n = vectors.shape[-1]
+    eye = ops.eye(n, n, mindspore.bool_)
     if vectors.dtype == mindspore.bool_:
-        return pw.logical_and(sh.unsqueeze(vectors, -1), ops.eye(n, n, mindspore.bool_))
-    eye = ops.eye(n, n, mindspore.float32)  # (the CPU Eye kernel has no bfloat16)
-    if vectors.dtype != mindspore.float32:
-        eye = ops.cast(eye, vectors.dtype)
-    return pw.mul(sh.unsqueeze(vectors, -1), eye)
+        return pw.logical_and(sh.unsqueeze(vectors, -1), eye)
+    return pw.where(eye, sh.unsqueeze(vectors, -1), _ms.zeros((), vectors.dtype))
 
 
 def diag(input, diagonal=0, *, out=None):

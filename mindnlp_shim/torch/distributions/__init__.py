@@ -46,6 +46,7 @@ from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTra
                          TanhTransform, Transform, identity_transform)
 from .uniform import Uniform
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "ExponentialFamily", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent",
@@ -54,4 +55,4 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "PowerTransform",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "TanhTransform",
            "Transform", "identity_transform", "HalfCauchy", "InverseGamma", "NegativeBinomial", "Pareto", "Weibull",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical"]
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "Wishart"]
