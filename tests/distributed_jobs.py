@@ -37,3 +37,20 @@ def run_oracle(argv, *, env, cwd, timeout=500):
     if done.returncode != 0 and _TORCH_TEARDOWN_ABORT in done.stderr:
         done = run(argv, env=env, cwd=cwd, timeout=timeout)
     return done
+
+
+def oracle_env(**extra):
+    """The environment of a real-torch job: no checkout on the path (its `import torch` is real torch's) and one
+    OpenMP thread per rank, as torchrun sets."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SHIM")}
+    env.update(OMP_NUM_THREADS="1", **extra)
+    return env
+
+
+def run_shim_and_oracle(shim_argv, oracle_argv, *, shim_env, cwd, timeout):
+    """The shim's job started, real torch's run meanwhile, then the shim's awaited; both must succeed."""
+    shim = start(shim_argv, env=shim_env, cwd=cwd)
+    oracle = run_oracle(oracle_argv, env=oracle_env(), cwd=cwd, timeout=timeout)
+    shim = finish(shim, timeout=timeout)
+    assert shim.returncode == 0, shim.stdout[-3000:] + shim.stderr[-6000:]
+    assert oracle.returncode == 0, oracle.stderr[-4000:]

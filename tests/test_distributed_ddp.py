@@ -16,23 +16,13 @@ from shim_runner import REPO_ROOT, script, shim_env
 NAMES = ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "side.weight", "side.bias"]
 
 
-def _oracle_env():
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SHIM")}
-    env["OMP_NUM_THREADS"] = "1"
-    return env
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("ddp")
     argv = ["--nproc_per_node", "2", "--standalone", script("distributed_ddp_run.py"), str(out)]
-    shim = distributed_jobs.start([sys.executable, "-m", "mindnlp.run", *argv, "shim"], env=shim_env({"SHIM": "1"}),
-                                  cwd=out)
-    oracle = distributed_jobs.run_oracle([sys.executable, "-m", "torch.distributed.run", *argv, "torch"],
-                                         env=_oracle_env(), cwd=out, timeout=400)
-    shim = distributed_jobs.finish(shim, timeout=400)
-    assert shim.returncode == 0, shim.stdout[-3000:] + shim.stderr[-6000:]
-    assert oracle.returncode == 0, oracle.stderr[-4000:]
+    distributed_jobs.run_shim_and_oracle([sys.executable, "-m", "mindnlp.run", *argv, "shim"],
+                                         [sys.executable, "-m", "torch.distributed.run", *argv, "torch"],
+                                         shim_env=shim_env({"SHIM": "1"}), cwd=out, timeout=400)
     return {tag: [np.load(out / f"{tag}_rank{r}.npz") for r in range(2)] for tag in ("shim", "torch")}
 
 
@@ -108,7 +98,7 @@ def test_distributed_sampler_matches_real_torch_with_shuffle():
             "_SAMPLER_CASES; from torch.utils.data.distributed import DistributedSampler; "
             "print(json.dumps(_sampler_shards(DistributedSampler, _SAMPLER_CASES)))") % os.path.join(REPO_ROOT,
                                                                                                      "tests")
-    proc = subprocess.run([sys.executable, "-c", code], env=_oracle_env(), capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", code], env=distributed_jobs.oracle_env(), capture_output=True, text=True,
                           timeout=300, cwd=os.path.join(REPO_ROOT, "tests"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     want = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -3,7 +3,6 @@ runs on the shim, launched by `python -m mindnlp.run`, and on real torch's gloo 
 `python -m torch.distributed.run`, with FULL_SHARD and NO_SHARD units (nested by ModuleWrapPolicy). Gradients
 averaged over the ranks, no_sync accumulation, clipped norms, parameters after AdamW steps and the full state dict
 must agree, sync_module_states refuses CPU modules as torch does, and ranks that built different parameters are refused where torch would shard them."""
-import os
 import sys
 
 import numpy as np
@@ -15,23 +14,13 @@ from shim_runner import script, shim_env
 STRATEGIES = ("FULL_SHARD", "NO_SHARD")
 
 
-def _oracle_env():
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SHIM")}
-    env["OMP_NUM_THREADS"] = "1"
-    return env
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("fsdp")
     argv = ["--nproc_per_node", "2", "--standalone", script("distributed_fsdp_run.py"), str(out)]
-    shim = distributed_jobs.start([sys.executable, "-m", "mindnlp.run", *argv, "shim"], env=shim_env({"SHIM": "1"}),
-                                  cwd=out)
-    oracle = distributed_jobs.run_oracle([sys.executable, "-m", "torch.distributed.run", *argv, "torch"],
-                                         env=_oracle_env(), cwd=out, timeout=400)
-    shim = distributed_jobs.finish(shim, timeout=400)
-    assert shim.returncode == 0, shim.stdout[-3000:] + shim.stderr[-6000:]
-    assert oracle.returncode == 0, oracle.stderr[-4000:]
+    distributed_jobs.run_shim_and_oracle([sys.executable, "-m", "mindnlp.run", *argv, "shim"],
+                                         [sys.executable, "-m", "torch.distributed.run", *argv, "torch"],
+                                         shim_env=shim_env({"SHIM": "1"}), cwd=out, timeout=400)
     return {(tag, s): [np.load(out / f"{tag}_{s}_rank{r}.npz") for r in range(2)]
             for tag in ("shim", "torch") for s in STRATEGIES}
 

@@ -217,21 +217,12 @@ print(json.dumps(errors))
 
 
 # ---------------------------------------------------------------- groups of forked processes
-def _oracle_env():
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SHIM")}
-    env["OMP_NUM_THREADS"] = "1"
-    return env
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("store_groups")
     argv = [sys.executable, script("distributed_store_run.py"), str(out)]
-    shim = distributed_jobs.start(argv + ["shim"], env=shim_env({"SHIM": "1"}), cwd=out)
-    oracle = distributed_jobs.run_oracle(argv + ["torch"], env=_oracle_env(), cwd=out, timeout=240)
-    shim = distributed_jobs.finish(shim, timeout=240)
-    assert shim.returncode == 0, shim.stdout[-3000:] + shim.stderr[-6000:]
-    assert oracle.returncode == 0, oracle.stderr[-4000:]
+    distributed_jobs.run_shim_and_oracle(argv + ["shim"], argv + ["torch"], shim_env=shim_env({"SHIM": "1"}), cwd=out,
+                                         timeout=240)
 
     def load(tag, scenario, world):
         return [pickle.load(open(out / f"{tag}_{scenario}_rank{r}.pkl", "rb")) for r in range(world)]

@@ -16,12 +16,6 @@ SCRIPT = script("distributed_trainer_run.py")
 LAUNCH = ["--nproc_per_node", "2", "--standalone"]
 
 
-def _oracle_env():
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SHIM")}
-    env.update(OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
-    return env
-
-
 def _load(out, tag):
     return [(json.load(open(out / f"{tag}_rank{r}.json")), dict(np.load(out / f"{tag}_rank{r}.npz")))
             for r in range(2)]
@@ -42,7 +36,7 @@ def out(tmp_path_factory):
     out = tmp_path_factory.mktemp("trainer")
     shim = _shim_launch(out, "shim")
     oracle = distributed_jobs.run_oracle([sys.executable, "-m", "torch.distributed.run", *LAUNCH, SCRIPT, str(out),
-                                          "torch"], env=_oracle_env(), cwd=out, timeout=500)
+                                          "torch"], env=distributed_jobs.oracle_env(HF_HUB_OFFLINE="1"), cwd=out, timeout=500)
     _finish(shim)
     assert oracle.returncode == 0, oracle.stderr[-6000:]
     return out
