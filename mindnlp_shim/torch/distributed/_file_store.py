@@ -73,9 +73,12 @@ class FileStore(Store):
         return self._add_internal("/" + key, amount)
 
     def append(self, key, value):
+        value = _as_bytes(value)
         with self._locked(exclusive=True) as fd:
             old = self._log.values.get("/" + key, b"")
-            self._write(fd, [(_SET, "/" + key, old + _as_bytes(value))])
+            if old == value:  # (torch's FileStore leaves a value alone when appended to itself: measured)
+                return
+            self._write(fd, [(_SET, "/" + key, old + value)])
 
     def compare_set(self, key, expected_value, desired_value):
         expected, desired = _as_bytes(expected_value), _as_bytes(desired_value)
