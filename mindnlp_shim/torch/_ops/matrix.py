@@ -6,7 +6,7 @@ import mindspore
 from mindspore import ops
 
 from .. import _dtype
-from . import product_dtypes
+from . import product_dtypes, svd_kernel
 from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradient as _svd_gradient
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -77,13 +77,13 @@ def svd(input, some=True, compute_uv=True):
     # a real input inside autograd: the derivative written out (MindSpore's is float32-accurate in float64)
     exact_grad = input.requires_grad and is_grad_enabled() and input.dtype in (mindspore.float32, mindspore.float64)
     if not compute_uv:
-        s = _svd_gradient.ReducedSvd.apply(input)[1] if exact_grad else ops.svd(input, compute_uv=False)
+        s = _svd_gradient.ReducedSvd.apply(input)[1] if exact_grad else svd_kernel.svd(input, compute_uv=False)
         m, n = input.shape[-2], input.shape[-1]
         lead = tuple(input.shape[:-2])
         return _svd_result(_ms.zeros(lead + (m, m), input.dtype), s, _ms.zeros(lead + (n, n), input.dtype))
     if exact_grad and (some or input.shape[-2] == input.shape[-1]):
         return _svd_result(*_svd_gradient.ReducedSvd.apply(input))
-    s, u, v = ops.svd(input, full_matrices=not some, compute_uv=True)
+    s, u, v = svd_kernel.svd(input, full_matrices=not some, compute_uv=True)
     return _svd_result(u, s, v)
 
 
