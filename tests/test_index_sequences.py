@@ -148,3 +148,16 @@ def test_writes_match_torch(case):
 def test_named_cases_match_torch(index):
     read = lambda T: _outcome(T, ("single", [("given", None)]), lambda T_, x, _: _read(T_, x, index(T_)))
     assert read(mt) == read(rt)
+
+
+@pytest.mark.parametrize("index", [lambda T: [slice(1, None)], lambda T: [None], lambda T: [T.tensor([0, 2])]])
+def test_one_item_list_read_as_a_tuple_matches_torch(index):
+    outcomes = []
+    for T in (mt, rt):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x, y = T.arange(12.0).reshape(3, 4), T.arange(12.0).reshape(3, 4)
+            read = x[index(T)]
+            y[index(T)] = -1.0
+        outcomes.append((tuple(read.shape), read.reshape(-1).tolist(), y.reshape(-1).tolist()))
+    assert outcomes[0] == outcomes[1]

@@ -52,7 +52,8 @@ def leaf_meta_is_stale(tensor):
     if node is None:
         return False
     recorded = _ms.node_input_dtype(node)
-    return recorded is None or recorded != tensor.dtype or _ms.node_input_shape(node) != tuple(tensor.shape)  # (a release that does not say: taken as stale)
+    # (a release that does not say: taken as stale)
+    return recorded is None or recorded != tensor.dtype or _ms.node_input_shape(node) != tuple(tensor.shape)
 
 
 def _fresh_copy(value):

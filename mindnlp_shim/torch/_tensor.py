@@ -713,7 +713,8 @@ def _top_level_items(index):
     tensor or array) of under 32 items with a sequence, tensor, slice, Ellipsis or None among them is read as a
     tuple of items (torch warns that this is deprecated); any other index is one item."""
     if isinstance(index, (list, range)) and len(index) < 32 and any(
-            isinstance(item, (*_SEQUENCES, Tensor, np.ndarray, slice)) or item is None or item is Ellipsis for item in index):
+            isinstance(item, (*_SEQUENCES, Tensor, np.ndarray, slice)) or item is None or item is Ellipsis
+            for item in index):
         return tuple(index)
     return (index,)
 
@@ -918,8 +919,8 @@ def __setitem__(self, index, value):
         _dtype.check_fits(value, self._dtype)  # (torch's error: 300 into uint8 does not wrap, 1e39 into float32)
         value = _dtype.real_scalar(value, self._dtype)
     items = index if type(index) is tuple else (index,) if _plain_index(index) else _top_level_items(index)
-    if len(items) > 1 and type(index) is not tuple:
-        index = items  # (a list read as a tuple of items)
+    if type(index) is not tuple and items[0] is not index:
+        index = items[0] if len(items) == 1 else items  # (a list read as a tuple of items)
     for item in items:
         if not (_plain_index(item) or type(item) is Tensor):
             items = tuple(map(_normalize_index_item, items))
@@ -1000,7 +1001,8 @@ def _setitem_in_memory(self, items, value):
            for it in (index if type(index) is tuple else (index,))):
         # basic indexing writes the selected view like copy_, which torch refuses where its elements share memory
         selected = target[index]
-        if np.size(selected) and any(st == 0 and n > 1 for n, st in zip(np.shape(selected), np.ndim(selected) and selected.strides or ())):
+        if np.size(selected) and any(st == 0 and n > 1 for n, st in
+                                     zip(np.shape(selected), np.ndim(selected) and selected.strides or ())):
             raise RuntimeError(_memory.OVERLAP_MESSAGE)
     try:
         target[index] = value
