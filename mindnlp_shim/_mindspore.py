@@ -138,6 +138,13 @@ def node_input_dtype(node):
     metadata = getattr(node, "_input_metadata", None)
     return None if metadata is None else metadata[0].dtype
 
+
+def node_input_shape(node):
+    """The shape an autograd node recorded for its (first) input, as a tuple, or None where the release does not
+    say."""
+    metadata = getattr(node, "_input_metadata", None)
+    return None if metadata is None else tuple(metadata[0].shape)
+
 # ---- data swaps and write counts -----------------------------------------------------------------------------
 # a tensor takes another's storage, shape and dtype, keeping its identity and autograd node
 # (2.7.x) on a recorded result that took other data: it reads that memory as the output of a pass-through Function,

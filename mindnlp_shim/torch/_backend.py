@@ -107,6 +107,7 @@ def upcast_bf16(fn):
     handles_float8 = getattr(fn, "handles_float8", False)  # (an op that moves float8 bytes itself)
     # what a call without keyword arguments may skip to (an inner wrapper that only renames keywords)
     positional_fn = getattr(fn, "__without_keywords__", fn)
+    dtype_check = getattr(fn, "__dtype_check__", None)  # (torch's refusal of mixed dtypes, before the casts)
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
@@ -127,6 +128,8 @@ def upcast_bf16(fn):
             if handles_float8:
                 return fn(*args, **kwargs)
             raise _float8.unsupported(f"torch.{fn.__name__}")
+        if dtype_check is not None:
+            dtype_check(*args, **kwargs)
         if kwargs.get("out") is not None:
             # an op's out= branch computes its value by calling the op again without out (this wrapper, so in
             # float32), then writes it into `out` under torch's dtype rule for a bf16 result

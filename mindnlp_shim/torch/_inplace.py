@@ -36,23 +36,24 @@ def swap_data(tensor, new):
     changes_layout = changes_dtype or tuple(new.shape) != tuple(tensor.shape)
     _update_data(tensor, new)
     tensor.__dict__.pop("_memory_owner", None)
-    if changes_dtype:  # a leaf's autograd node keeps the dtype it had when it began requiring grad
+    if changes_layout:  # a leaf's autograd node keeps the dtype and shape it had when it began requiring grad
         tensor._dtype_swapped = True  # (see leaf_meta_is_stale)
-    if changes_layout:
         _ms.clear_executor_caches()
 
 
 def leaf_meta_is_stale(tensor):
-    """Whether `tensor` is a leaf whose dtype changed (Module.double(), .half(), `p.data = p.data.double()`)
-    after its autograd node was made: MindSpore casts the gradient that a custom Function (or a view) returns
-    for such a leaf to the node's old dtype (a float64 Linear weight got a float32 .grad); plain ops do not."""
+    """Whether `tensor` is a leaf whose dtype or shape changed (Module.double(), .half(), `p.data = p.data.double()`,
+    `p.data = larger`, torch.utils.swap_tensors) after its autograd node was made: MindSpore casts the gradient that
+    a custom Function (or a view) returns for such a leaf to the node's old dtype (a float64 Linear weight got a
+    float32 .grad) and refuses one of another shape; plain ops do not."""
     if tensor is None or not getattr(tensor, "_dtype_swapped", False):  # (the common case: one dict lookup)
         return False
     node = tensor._grad_node if tensor._is_leaf else None
     if node is None:
         return False
     recorded = _ms.node_input_dtype(node)
-    return recorded is None or recorded != tensor.dtype  # (a release that does not say: taken as stale)
+    # (a release that does not say: taken as stale)
+    return recorded is None or recorded != tensor.dtype or _ms.node_input_shape(node) != tuple(tensor.shape)
 
 
 def _fresh_copy(value):

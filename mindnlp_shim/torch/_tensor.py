@@ -691,7 +691,7 @@ def __getitem__(self, index):
             if not _plain_index(item):
                 return _getitem_advanced(self, index)
     elif not _plain_index(index):
-        return _getitem_advanced(self, (index,))
+        return _getitem_advanced(self, _top_level_items(index))
     if self._requires_grad or not self._is_leaf:
         out = _ms_getitem_tracked(self, index)
         if out is self:
@@ -705,11 +705,44 @@ def __getitem__(self, index):
     return out
 
 
+_SEQUENCES = (list, tuple, range)
+
+
+def _top_level_items(index):
+    """The items of a whole index that is not a tuple, by torch's rule: a list (or other sequence that is not a
+    tensor or array) of under 32 items with a sequence, tensor, slice, Ellipsis or None among them is read as a
+    tuple of items (torch warns that this is deprecated); any other index is one item."""
+    if isinstance(index, (list, range)) and len(index) < 32 and any(
+            isinstance(item, (*_SEQUENCES, Tensor, np.ndarray, slice)) or item is None or item is Ellipsis
+            for item in index):
+        return tuple(index)
+    return (index,)
+
+
+def _sequence_index(item):
+    """A sequence used as one index item (a list, range or tuple, nested or holding NumPy integers or 0-d
+    tensors) as the nested list of Python numbers torch makes its index tensor from."""
+    if isinstance(item, _SEQUENCES):
+        return [_sequence_index(value) for value in item]
+    if isinstance(item, (np.integer, np.bool_)):
+        return item.item()
+    if type(item) is Tensor:
+        if item.ndim:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return item.item()
+    if type(item) is float:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return item
+
+
 def _normalize_index_item(item):
     if isinstance(item, (np.integer, np.bool_)):
         return item.item()
     if isinstance(item, np.ndarray):
         return Tensor(np.ascontiguousarray(item))
+    if type(item) is range or type(item) is tuple or type(item) is list and any(
+            type(value) is not int and type(value) is not bool for value in item):
+        item = _sequence_index(item)
     if isinstance(item, list) and item and all(type(v) is bool for v in item):
         return Tensor(np.array(item, dtype=np.bool_))
     if isinstance(item, list) and not item:  # (torch: an empty index tensor of int64; MindSpore refuses `[]`)
@@ -785,12 +818,28 @@ def _check_masks(shape, items):
         position += count
 
 
+def _check_broadcast(items):
+    """torch's IndexError where the integer index tensors (and lists) do not broadcast together (MindSpore and
+    NumPy raise ValueError)."""
+    shapes = [np.shape(item) if type(item) is list else tuple(item._shape) for item in items
+              if type(item) is list and not (item and type(item[0]) is bool) or type(item) is Tensor and
+              item._dtype is not mindspore.bool_ and item._shape]
+    if len(shapes) > 1:
+        try:
+            np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " +
+                             ", ".join(str(list(shape)) for shape in shapes)) from None
+
+
 def _getitem_advanced(self, items):
     """Indexing with a list, tensor or other non-plain item: integers selected first (`_selected_first`), then
     on the host for a small tensor outside the graph (host_small.advanced_getitem: a copy, as torch's advanced
     indexing gives), else `_getitem_general`."""
-    items = tuple(_normalize_index_item(item) if isinstance(item, (list, np.ndarray)) else item for item in items)
+    items = tuple(_normalize_index_item(item) if isinstance(item, (*_SEQUENCES, np.ndarray)) else item
+                  for item in items)
     _check_masks(self._shape, items)
+    _check_broadcast(items)
     selected = _selected_first(self, items)
     if selected is not None:
         return selected
@@ -819,6 +868,8 @@ def _getitem_general(self, items):
     stepped = any(type(it) is slice and it.step not in (None, 1) for it in expanded)
     basic = all(type(it) in (int, slice) or it is None or it is Ellipsis for it in expanded)
     tracked = self._requires_grad or not self._is_leaf
+    if tracked and not basic:
+        expanded = _wrapped_negatives(self._shape, expanded)
     if stepped and basic and tracked:
         return _getitem_stepped(self, expanded)
     out = _ms_getitem(self, expanded[0] if len(expanded) == 1 else tuple(expanded))
@@ -827,6 +878,25 @@ def _getitem_general(self, items):
     elif basic and not tracked:
         _autograd_views.note_untracked_view(self, out)  # (a strided view of self's memory)
     return out
+
+
+def _wrapped_negatives(shape, items):
+    """Index tensors with negative entries counted from their dimension's end: MindSpore's gather reads them so,
+    but its backward drops their gradient (x[tensor([-1])].sum() gave x a zero gradient)."""
+    consumed = sum(1 for it in items if it is not None and it is not Ellipsis)
+    wrapped, dim = [], 0
+    for it in items:
+        if it is Ellipsis:
+            dim += len(shape) - consumed
+        elif type(it) is Tensor and it._dtype in _dtype.INTEGRAL and dim < len(shape):
+            values = it.asnumpy()
+            if values.size and values.min() < 0:
+                values = np.where(values < 0, values + shape[dim], values)
+                it = Tensor(np.ascontiguousarray(values))
+        if it is not None and it is not Ellipsis:
+            dim += 1
+        wrapped.append(it)
+    return wrapped
 
 
 def _empty_on_graph(self, out):
@@ -848,7 +918,9 @@ def __setitem__(self, index, value):
     if type(value) is int or type(value) is float or type(value) is complex:
         _dtype.check_fits(value, self._dtype)  # (torch's error: 300 into uint8 does not wrap, 1e39 into float32)
         value = _dtype.real_scalar(value, self._dtype)
-    items = index if type(index) is tuple else (index,)
+    items = index if type(index) is tuple else (index,) if _plain_index(index) else _top_level_items(index)
+    if type(index) is not tuple and items[0] is not index:
+        index = items[0] if len(items) == 1 else items  # (a list read as a tuple of items)
     for item in items:
         if not (_plain_index(item) or type(item) is Tensor):
             items = tuple(map(_normalize_index_item, items))
@@ -925,10 +997,12 @@ def _setitem_in_memory(self, items, value):
     index = tuple(_numpy_index_item(it) for it in items)
     index = index[0] if len(index) == 1 else index
     target = _memory.host_view(self)
-    if all(type(it) is not np.ndarray for it in (index if type(index) is tuple else (index,))):
+    if all(type(it) is not np.ndarray and type(it) is not list
+           for it in (index if type(index) is tuple else (index,))):
         # basic indexing writes the selected view like copy_, which torch refuses where its elements share memory
         selected = target[index]
-        if any(st == 0 and n > 1 for n, st in zip(np.shape(selected), np.ndim(selected) and selected.strides or ())):
+        if np.size(selected) and any(st == 0 and n > 1 for n, st in
+                                     zip(np.shape(selected), np.ndim(selected) and selected.strides or ())):
             raise RuntimeError(_memory.OVERLAP_MESSAGE)
     try:
         target[index] = value

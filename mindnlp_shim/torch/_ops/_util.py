@@ -87,6 +87,18 @@ def type_name(dt):
     return _TYPE_NAMES.get(dt, str(dt))
 
 
+_C_TYPE_NAMES = {mindspore.float32: "float", mindspore.float64: "double", mindspore.float16: "c10::Half",
+                 mindspore.bfloat16: "c10::BFloat16", mindspore.int64: "long int", mindspore.int32: "int",
+                 mindspore.int16: "short int", mindspore.int8: "signed char", mindspore.uint8: "unsigned char",
+                 mindspore.bool_: "bool", mindspore.complex64: "c10::complex<float>",
+                 mindspore.complex128: "c10::complex<double>"}
+
+
+def c_type_name(dt):
+    """The C++ type torch's kernel messages name (float, long int, c10::BFloat16, ...)."""
+    return _C_TYPE_NAMES.get(dt, str(dt))
+
+
 def no_kernel(kernel, dtype, error=NotImplementedError):
     """torch's error for a dtype its kernel does not serve (`"abs_cpu" not implemented for 'Bool'`), to raise."""
     return error(f"\"{kernel}\" not implemented for '{type_name(dtype)}'")

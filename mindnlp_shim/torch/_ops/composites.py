@@ -11,6 +11,7 @@ from mindspore import ops
 
 from .. import _dtype
 from . import creation, linalg as products, pointwise as pw, reduction as red, shape as sh
+from . import product_dtypes
 from .special_math import view_as_real
 from ._util import no_kernel, Tensor, type_name, write_out
 from .._runtime import grad_enabled
@@ -124,12 +125,14 @@ def vdot(input, other, *, out=None):
     return products.dot(input, other)
 
 
+@product_dtypes.checked_by(product_dtypes.mv)
 def mv(input, vec, *, out=None):
     """The product of a matrix and a vector."""
     if out is not None:
         return write_out(out, mv(input, vec), "mv", exact=True)
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {input.ndim}, {vec.ndim}")
+    product_dtypes.mv(input, vec)
     return products.matmul(input, vec)
 
 

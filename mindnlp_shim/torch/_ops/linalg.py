@@ -10,6 +10,7 @@ from . import host_small
 from .. import _sparse_coo
 from .._sparse_coo import SparseCooTensor as _Sparse
 from . import matrix_products as _products
+from . import product_dtypes
 from ._util import no_kernel, type_name, write_out, write_outs
 from .pointwise import add as _add  # (not ops.add: see pointwise.add on gradients reaching leaves)
 from .pointwise import _exact_scalar
@@ -65,11 +66,13 @@ def _flagged_product(a, b):
 
 
 # the matrix products' out= takes only the result's own dtype, as in torch
+@product_dtypes.checked_by(product_dtypes.matmul)
 def matmul(input, other, *, out=None):
     if out is not None:
         return write_out(out, matmul(input, other), "matmul", exact=True)
     if type(input) is _Sparse or type(other) is _Sparse:
         return _sparse_coo.matmul(input, other)
+    product_dtypes.matmul(input, other)
     on_host = host_small.matmul(input, other)
     if on_host is not None:
         return on_host
@@ -80,6 +83,7 @@ def matmul(input, other, *, out=None):
     return _product(ops.matmul, input, other, "matmul")
 
 
+@product_dtypes.checked_by(product_dtypes.mm)
 def mm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, mm(input, mat2), "mm", exact=True)
@@ -89,6 +93,7 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError("self must be a matrix")
     if len(mat2._shape) != 2:
         raise RuntimeError("mat2 must be a matrix")
+    product_dtypes.mm(input, mat2)
     on_host = host_small.matmul(input, mat2)
     if on_host is not None:
         return on_host
@@ -99,10 +104,12 @@ def mm(input, mat2, *, out=None):
     return _product(ops.matmul, input, mat2, "mm")
 
 
+@product_dtypes.checked_by(product_dtypes.bmm)
 def bmm(input, mat2, *, out=None):
     if out is not None:
         return write_out(out, bmm(input, mat2), "bmm", exact=True)
     _check_batches(input, mat2)
+    product_dtypes.bmm(input, mat2)
     on_host = host_small.matmul(input, mat2)
     if on_host is not None:
         return on_host
@@ -131,9 +138,11 @@ def _integer_scalings(product, beta, alpha):
     return beta, alpha
 
 
+@product_dtypes.checked_by(product_dtypes.baddbmm)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, baddbmm(input, batch1, batch2, beta=beta, alpha=alpha), "baddbmm", exact=True)
+    product_dtypes.baddbmm(input, batch1, batch2)
     prod = _product(ops.bmm, batch1, batch2, "baddbmm")
     beta, alpha = _integer_scalings(prod, beta, alpha)
     if alpha != 1:
@@ -141,9 +150,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return prod if beta == 0 else _add(ops.mul(input, _exact_scalar(beta, input)) if beta != 1 else input, prod)
 
 
+@product_dtypes.checked_by(product_dtypes.addmm)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, addmm(input, mat1, mat2, beta=beta, alpha=alpha), "addmm", exact=True)
+    product_dtypes.addmm(input, mat1, mat2)
     if type(beta) is int and type(alpha) is int and beta == 1 and alpha == 1:
         on_host = host_small.addmm(input, mat1, mat2)
         if on_host is not None:
@@ -164,6 +175,7 @@ def outer(input, vec2, *, out=None):
     return ops.mul(input.reshape(-1, 1), vec2.reshape(1, -1))
 
 
+@product_dtypes.checked_by(product_dtypes.dot)
 def dot(input, other, *, out=None):
     if out is not None:
         return write_out(out, dot(input, other), "dot", exact=True)
@@ -173,9 +185,7 @@ def dot(input, other, *, out=None):
         n, m = input._shape[0], other._shape[0]
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of "
                            f"elements, but got {n} and {m} elements respectively")
-    if input._dtype is not other._dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {type_name(input._dtype)} and "
-                           f"{type_name(other._dtype)}")
+    product_dtypes.dot(input, other)
     if input._dtype is mindspore.bool_:
         raise no_kernel("dot", mindspore.bool_)
     if input._dtype in _dtype.INTEGRAL:  # torch keeps the dtype, wrapping (MindSpore summed in int64 via floats)

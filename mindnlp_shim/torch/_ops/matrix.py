@@ -6,6 +6,7 @@ import mindspore
 from mindspore import ops
 
 from .. import _dtype
+from . import product_dtypes, svd_kernel
 from . import linalg, pointwise as pw, reduction as red, shape as sh, svd_gradient as _svd_gradient
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -76,13 +77,13 @@ def svd(input, some=True, compute_uv=True):
     # a real input inside autograd: the derivative written out (MindSpore's is float32-accurate in float64)
     exact_grad = input.requires_grad and is_grad_enabled() and input.dtype in (mindspore.float32, mindspore.float64)
     if not compute_uv:
-        s = _svd_gradient.ReducedSvd.apply(input)[1] if exact_grad else ops.svd(input, compute_uv=False)
+        s = _svd_gradient.ReducedSvd.apply(input)[1] if exact_grad else svd_kernel.svd(input, compute_uv=False)
         m, n = input.shape[-2], input.shape[-1]
         lead = tuple(input.shape[:-2])
         return _svd_result(_ms.zeros(lead + (m, m), input.dtype), s, _ms.zeros(lead + (n, n), input.dtype))
     if exact_grad and (some or input.shape[-2] == input.shape[-1]):
         return _svd_result(*_svd_gradient.ReducedSvd.apply(input))
-    s, u, v = ops.svd(input, full_matrices=not some, compute_uv=True)
+    s, u, v = svd_kernel.svd(input, full_matrices=not some, compute_uv=True)
     return _svd_result(u, s, v)
 
 
@@ -217,9 +218,11 @@ def _scaled_sum(input, product, beta, alpha):
     return pw.add(input if beta == 1 else pw.mul(input, beta), product)
 
 
+@product_dtypes.checked_by(product_dtypes.addmv)
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if out is not None:
         return write_out(out, addmv(input, mat, vec, beta=beta, alpha=alpha), "addmv", exact=True)
+    product_dtypes.addmv(input, mat, vec)
     return _scaled_sum(input, linalg.matmul(mat, vec), beta, alpha)
 
 
@@ -235,10 +238,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return _scaled_sum(input, product, beta, alpha)
 
 
+@product_dtypes.checked_by(product_dtypes.addmm)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is not None:  # (torch resizes this one's out without a warning)
         return write_out(out, addbmm(input, batch1, batch2, beta=beta, alpha=alpha), "addbmm", exact=True,
                          warn_resize=False)
+    product_dtypes.addmm(input, batch1, batch2)
     return _scaled_sum(input, red.sum(linalg.bmm(batch1, batch2), 0), beta, alpha)
 
 

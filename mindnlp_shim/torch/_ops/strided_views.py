@@ -20,7 +20,7 @@ from ..._mindspore import TensorPy
 from .. import _autograd_views, _dtype, _inplace, _memory
 from .._runtime import ON_CPU
 from . import indexing, placement
-from ._util import Tensor, shape_arg, write_out
+from ._util import Tensor, c_type_name, shape_arg, write_out
 from ... import _mindspore as _ms
 
 __all__ = ["as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter", "resize_as_"]
@@ -202,8 +202,8 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     if not isinstance(source, Tensor):
         source = _storage_tensor(source, self.dtype)
     if source.dtype != self.dtype:
-        raise RuntimeError(f"Could not set tensor of type {_C_NAMES.get(source.dtype, source.dtype)} to a tensor of "
-                           f"type {_C_NAMES.get(self.dtype, self.dtype)}")
+        raise RuntimeError(f"Could not set tensor of type {c_type_name(source.dtype)} to a tensor of "
+                           f"type {c_type_name(self.dtype)}")
     if size is None:
         if isinstance(source, _StorageTensor):
             source = source.tensor
@@ -215,12 +215,6 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     needed, _ = _check_geometry(source, size, stride, int(storage_offset))
     _grow_storage(source, needed, "set_")
     return _take_geometry(self, source, size, stride, int(storage_offset))
-
-
-_C_NAMES = {mindspore.float32: "float", mindspore.float64: "double", mindspore.float16: "c10::Half",
-            mindspore.bfloat16: "c10::BFloat16", mindspore.int64: "long int", mindspore.int32: "int",
-            mindspore.int16: "short int", mindspore.int8: "signed char", mindspore.uint8: "unsigned char",
-            mindspore.bool_: "bool"}
 
 
 class _StorageTensor:

@@ -11,6 +11,7 @@ derivative; it is what torch computes for the reduced factors)."""
 from mindspore import ops
 
 from ..autograd.function import Function
+from . import svd_kernel
 
 
 def _torch():
@@ -24,7 +25,7 @@ class ReducedSvd(Function):
 
     @staticmethod
     def forward(ctx, A):
-        s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+        s, u, v = svd_kernel.svd(A, full_matrices=False, compute_uv=True)
         ctx.save_for_backward(u, s, v)
         return u, s, v
 

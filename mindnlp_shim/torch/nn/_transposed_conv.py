@@ -33,6 +33,7 @@ def _dilate(x, stride):
 def _conv_transpose(name, dims, conv, input, weight, bias, stride, padding, output_padding, groups, dilation):
     if isinstance(padding, str):
         raise RuntimeError(f"{name}: padding must be an int or a tuple of ints, not a string")
+    torch.nn.functional._product_dtypes.convolution(input, weight, bias)
     torch.nn.functional._check_convolution_dtype(input, weight, name)
     batched = input.dim() == dims + 2
     x = input if batched else input.unsqueeze(0)
@@ -70,6 +71,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    torch.nn.functional._product_dtypes.convolution(input, weight, bias)
     torch.nn.functional._check_convolution_dtype(input, weight, "conv_transpose1d")
     batched = input.dim() == 3
     x = input if batched else input.unsqueeze(0)

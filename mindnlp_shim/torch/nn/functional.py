@@ -10,6 +10,7 @@ from .. import _dtype
 from .._ops import linalg as _linalg, pointwise as _pw, reduction as _red, shape as _sh
 from .._ops import _util as _ix  # (index range checks)
 from .._ops import host_small as _host_small
+from .._ops import product_dtypes as _product_dtypes
 from .._ops._util import no_kernel as _no_kernel, type_name as _type_name, wrap_dim as _wrap_dim
 from .._ops._util import write_out as _write_out
 from .._ops.broadcast import expanded as _expanded
@@ -71,6 +72,7 @@ def _up(x):
 # ---------------------------------------------------------------- linear / embedding / normalisation
 
 
+@_product_dtypes.checked_by(_product_dtypes.linear)
 def linear(input, weight, bias=None):
     """y = x W^T + b for x of shape (*, in_features).
 
@@ -78,6 +80,7 @@ def linear(input, weight, bias=None):
     `matmul(x, W.T) + b` (no transposed copy of W, and BiasAdd is a dedicated kernel); under autograd one
     Function that keeps x rather than its flattened copy (`_lean_backward.linear`); small products outside
     autograd on the host (`host_small.linear`), asked first since decoding runs a few dozen per token."""
+    _product_dtypes.linear(input, weight, bias)
     if not grad_enabled():
         on_host = _host_small.linear(input, weight, bias)
         if on_host is not None:
@@ -1197,7 +1200,9 @@ def _check_convolution_dtype(input, weight, name):
                                   "bfloat16 are supported)")
 
 
+@_product_dtypes.checked_by(_product_dtypes.convolution)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    _product_dtypes.convolution(input, weight, bias)
     _check_convolution_dtype(input, weight, "conv1d")
     x = ops.expand_dims(input, 2)
     w = ops.expand_dims(weight, 2)
@@ -1215,8 +1220,10 @@ def _conv1d_padding(padding):
     return (0, _single(padding))
 
 
+@_product_dtypes.checked_by(_product_dtypes.convolution)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     # torch's (ph, pw) is what ops.conv2d takes too: it expands it to (top, bottom, left, right) itself
+    _product_dtypes.convolution(input, weight, bias)
     _check_convolution_dtype(input, weight, "conv2d")
     pad_mode, pad = ("pad", padding) if not isinstance(padding, str) else (padding, 0)
     if isinstance(pad, (tuple, list)):
@@ -1246,8 +1253,10 @@ def _conv3d_padding(padding, kernel, stride, dilation):
     return tuple((p, p) for p in _triple(padding))
 
 
+@_product_dtypes.checked_by(_product_dtypes.convolution)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """(N, C_in, D, H, W) or unbatched (C_in, D, H, W) by (C_out, C_in/groups, kD, kH, kW)."""
+    _product_dtypes.convolution(input, weight, bias)
     _check_convolution_dtype(input, weight, "conv3d")
     if input.ndim not in (4, 5) or weight.ndim != 5:
         raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "

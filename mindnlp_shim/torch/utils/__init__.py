@@ -2,6 +2,7 @@
 import importlib as _importlib
 
 from . import _pytree, hooks  # noqa: F401
+from ._swap_tensors import swap_tensors  # noqa: F401
 
 
 def __getattr__(name):

@@ -11,7 +11,11 @@ backward is the recomputation plus a nested backward on MindSpore's tape engine.
 receive their gradients from that nested backward. Tensors anywhere in the arguments (nested in tuples, lists,
 dicts, or bound into a `functools.partial`, as transformers passes layer keyword arguments) are inputs of the
 Function, so their gradients flow back to the graph that produced them; tensors in the outputs may be nested
-the same ways (and in transformers' ModelOutput).
+the same ways (and in transformers' ModelOutput). So may tensors held as attributes of plain Python objects (peft's
+ShadowCarrier pairs the hidden states with a shadow state): such an object reaches `fn` itself in the forward (so what
+`fn` changes in it stays), and a shallow copy holding the recomputation's tensors in the backward; an output object
+comes back as a copy holding the Function's outputs. Modules are never looked into, and with `use_reentrant=True`
+objects are not either: torch's reentrant variant takes them for constants.
 
 Randomness is replayed for the shim's generator (`torch.get_rng_state`), which every random op of the shim
 draws from. `use_reentrant=True` and `False` both recompute as above; they differ only where torch's do in
@@ -26,8 +30,10 @@ the new values would differentiate another function); writes are seen through Mi
 """
 import collections.abc
 import contextlib
+import copy
 import enum
 import functools
+import types
 import warnings
 
 import mindspore
@@ -47,16 +53,32 @@ _FLOATING = (mindspore.float16, mindspore.bfloat16, mindspore.float32, mindspore
 
 
 # ---------------------------------------------------------------- nested structures of tensors
-def _flatten(value, tensors):
-    """A template of `value` with each tensor replaced by its index in `tensors` (appended)."""
+def _flatten(value, tensors, objects=None):
+    """A template of `value` with each tensor replaced by its index in `tensors` (appended). `objects`: None to
+    take plain objects for constants (torch's reentrant variant does), else the ones being looked into (a cycle
+    through attributes stops there)."""
     if isinstance(value, Tensor):
         tensors.append(value)
         return _Slot(len(tensors) - 1)
     if isinstance(value, (list, tuple)):
-        return type(value), [_flatten(v, tensors) for v in value], hasattr(value, "_fields")
+        return type(value), [_flatten(v, tensors, objects) for v in value], hasattr(value, "_fields")
     if isinstance(value, collections.abc.Mapping):
-        return type(value), {k: _flatten(v, tensors) for k, v in value.items()}, None
+        return type(value), {k: _flatten(v, tensors, objects) for k, v in value.items()}, None
+    if objects is not None and _may_hold_tensors(value) and not any(value is seen for seen in objects):
+        start = len(tensors)
+        fields = {k: _flatten(v, tensors, objects + (value,)) for k, v in vars(value).items()}
+        if len(tensors) > start:
+            return _Object(value, fields, start, tensors[start:])
     return _Const(value)
+
+
+def _may_hold_tensors(value):
+    """A plain object whose attributes are looked into for tensors: it has a `__dict__` and is no module, class,
+    function or Python module."""
+    from ..nn.modules.module import Module
+
+    return hasattr(value, "__dict__") and not isinstance(value, (Module, type, types.FunctionType, types.MethodType,
+                                                                 types.ModuleType, functools.partial))
 
 
 def _rebuild(template, tensors):
@@ -64,6 +86,8 @@ def _rebuild(template, tensors):
         return tensors[template.index]
     if isinstance(template, _Const):
         return template.value
+    if isinstance(template, _Object):
+        return template.rebuild(tensors)
     kind, items, named = template
     if isinstance(items, dict):
         rebuilt = {k: _rebuild(v, tensors) for k, v in items.items()}
@@ -89,12 +113,29 @@ class _Const:
         self.value = value
 
 
+class _Object:
+    """A plain object holding tensors among its attributes: the object itself where the tensors are still its own,
+    else a shallow copy holding the new ones."""
+    __slots__ = ("value", "fields", "start", "originals")
+
+    def __init__(self, value, fields, start, originals):
+        self.value, self.fields, self.start, self.originals = value, fields, start, originals
+
+    def rebuild(self, tensors):
+        if all(tensors[self.start + i] is t for i, t in enumerate(self.originals)):
+            return self.value
+        rebuilt = copy.copy(self.value)
+        vars(rebuilt).update({k: _rebuild(v, tensors) for k, v in self.fields.items()})
+        return rebuilt
+
+
 # ---------------------------------------------------------------- the recomputing Function
 class _Region:
     """What the backward needs to run the region again: the function, its argument template, and the RNG
     and autocast state the first run saw."""
 
-    def __init__(self, function, template, rng_state, autocast_state, recompute_context):
+    def __init__(self, function, template, rng_state, autocast_state, recompute_context, objects):
+        self.objects = objects  # (see _flatten)
         self.function = function
         self.template = template
         self.rng_state = rng_state
@@ -118,7 +159,7 @@ class _Recompute(Function):
         with no_grad(), host_small.as_if_recorded(), forward_context:
             outputs = _call(region.function, region.template, list(inputs))
         produced = []
-        region.output_template = _flatten(outputs, produced)
+        region.output_template = _flatten(outputs, produced, region.objects)
         if not produced:
             # the region returned no tensor: hand back the anchor so the Function still has an output
             return _ms.zeros((0,), mindspore.float32)
@@ -134,7 +175,7 @@ class _Recompute(Function):
                 region.recompute_context:
             outputs = _call(region.function, region.template, inputs)
         recomputed = []
-        _flatten(outputs, recomputed)
+        _flatten(outputs, recomputed, region.objects)
         pairs = [(out, grad) for out, grad in zip(recomputed, grads)
                  if grad is not None and isinstance(out, Tensor) and (out.requires_grad or out.grad_fn is not None)]
         if pairs:
@@ -210,14 +251,15 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     forward_context, recompute_context = context_fn() if context_fn is not None else (
         contextlib.nullcontext(), contextlib.nullcontext())
     inputs = []
-    template = _flatten((tuple(args), dict(kwargs)), inputs)
+    objects = None if use_reentrant else ()
+    template = _flatten((tuple(args), dict(kwargs)), inputs, objects)
     if use_reentrant and not any(isinstance(t, Tensor) and t.requires_grad for t in inputs):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
         with no_grad():
             return function(*args, **kwargs)
 
     region = _Region(function, template, _random.get_rng_state() if preserve_rng_state else None,
-                     autocast_mode.snapshot(), recompute_context)
+                     autocast_mode.snapshot(), recompute_context, objects)
     # a tensor that requires grad, so the region joins the graph even when only closed-over parameters do
     anchor = _ms.zeros((0,), mindspore.float32)
     anchor.requires_grad_(True)

@@ -66,6 +66,22 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(mask, mask type) for a fused attention kernel, as torch documents it: the key padding mask alone is
+        type 1; an attention mask (seq, seq) or (batch * heads, seq, seq) is type 2, made (batch, heads, seq, seq),
+        and with a key padding mask (batch, seq) beside it the two are added (a logical or for bool masks);
+        (None, None) without masks. `query` is (batch, seq, embed)."""
+        if attn_mask is None:
+            return (key_padding_mask, 1) if key_padding_mask is not None else (None, None)
+        batch, seq = query.shape[0], query.shape[1]
+        if attn_mask.dim() == 3:
+            merged = attn_mask.view(batch, -1, seq, seq)
+        else:
+            merged = attn_mask.view(1, 1, seq, seq).expand(batch, self.num_heads, -1, -1)
+        if key_padding_mask is not None:
+            merged = merged + key_padding_mask.view(batch, 1, 1, seq).expand(-1, self.num_heads, -1, -1)
+        return merged, 2
+
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         if self.batch_first and query.dim() == 3:
