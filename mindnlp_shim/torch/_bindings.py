@@ -3,7 +3,7 @@ import numpy as np
 import mindspore
 from .._mindspore import TensorPy
 
-from . import _dtype, _inplace, _tensor
+from . import _dtype, _inplace, _tensor, _tensor_hooks
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
 from ._ops import buffers, matrix, special_math as sm, strided_views
 from ._ops.host_small import binary as _host_binary
@@ -296,6 +296,7 @@ def install():
         setattr(Tensor, name, _checked_inplace(fn))
     Tensor.fill_ = _fill_
     Tensor.zero_ = _zero_
+    Tensor.register_hook = _tensor_hooks.register_hook
     Tensor.resize_ = strided_views.resize_
     Tensor.normal_ = _random_inplace(rnd.normal_values)
     Tensor.uniform_ = _random_inplace(rnd.uniform_values)
