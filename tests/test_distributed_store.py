@@ -100,6 +100,7 @@ def _tcp_stores(dist):
 # (torch's FileStore leaves a value alone when it is appended to itself, from either instance)
 @example([(0, "set", "a", b"\x00\x07"), (0, "append", "a", b"\x00\x07"), (0, "get", "a")])
 @example([(0, "append", "a", b"q"), (1, "append", "a", b"q"), (0, "append", "a", b"r"), (1, "get", "a")])
+@example([(0, "append", "a", ""), (0, "get", "a")])
 def test_file_store_operations_match_torch(tmp_path_factory, sequence):
     folder = tmp_path_factory.mktemp("fs")
     ours = _run(_file_stores(md, str(folder / "shim")), sequence)

@@ -52,13 +52,6 @@ class FileStore(Store):
     def path(self):
         return self._path
 
-    @property
-    def timeout(self):
-        return self._timeout
-
-    def set_timeout(self, timeout):
-        self._timeout = timeout
-
     def set(self, key, value):
         with self._locked(exclusive=True) as fd:
             self._write(fd, [(_SET, "/" + key, _as_bytes(value))])
@@ -75,10 +68,10 @@ class FileStore(Store):
     def append(self, key, value):
         value = _as_bytes(value)
         with self._locked(exclusive=True) as fd:
-            old = self._log.values.get("/" + key, b"")
+            old = self._log.values.get("/" + key)
             if old == value:  # (torch's FileStore leaves a value alone when appended to itself: measured)
                 return
-            self._write(fd, [(_SET, "/" + key, old + value)])
+            self._write(fd, [(_SET, "/" + key, (old or b"") + value)])
 
     def compare_set(self, key, expected_value, desired_value):
         expected, desired = _as_bytes(expected_value), _as_bytes(desired_value)

@@ -31,7 +31,14 @@ class DistBackendError(DistError):
 
 
 class Store:
-    """The base class of torch's stores (for isinstance checks and subclasses)."""
+    """The base class of torch's stores (for isinstance checks and subclasses): the timeout their waits use."""
+
+    @property
+    def timeout(self):
+        return self._timeout
+
+    def set_timeout(self, timeout):
+        self._timeout = timeout
 
     def queue_push(self, key, value):
         raise NotImplementedError(f"torch.distributed.{type(self).__name__}.queue_push is not supported on "
@@ -81,13 +88,6 @@ class HashStore(Store):
         self._values = {}
         self._changed = threading.Condition()
         self._timeout = datetime.timedelta(minutes=5)
-
-    @property
-    def timeout(self):
-        return self._timeout
-
-    def set_timeout(self, timeout):
-        self._timeout = timeout
 
     def set(self, key, value):
         with self._changed:

@@ -285,10 +285,6 @@ class TCPStore(Store):
     def libuvBackend(self):  # noqa: N802  (torch's name)
         return self._use_libuv
 
-    @property
-    def timeout(self):
-        return self._timeout
-
     def set_timeout(self, timeout):
         self._timeout = as_timedelta(timeout)
 
