@@ -144,9 +144,10 @@ def add(input, other, *, alpha=1, out=None):
     input, other = _promoted(input, other)
     if _both_bool(input, other):
         return ops.logical_or(input, other)  # torch: bool + bool stays bool
+    input, other = tiled_operands(input, other)  # (an operand of an empty result: see broadcast._empty_at)
     if _grad_goes_to_leaf_and_branch(input, other):
         return ops.sub(input, ops.neg(other))  # exact same value; Sub's backward gives each input its own tensor
-    return ops.add(*tiled_operands(input, other))
+    return ops.add(input, other)
 
 
 def _is_bool(v):
