@@ -6,8 +6,12 @@ import builtins
 import inspect
 import math
 import numbers
+import re
 
 from .node import Node, base_name, is_reserved, map_arg
+
+
+_NUMBERED = re.compile(r"(.*)_(\d+)$")
 
 
 class _InsertPoint:
@@ -78,18 +82,19 @@ class Graph:
 
     # -------------------------------------------------------------- making nodes
     def _unique_name(self, candidate):
+        """The candidate's identifier, or, when taken, its stem with the next free number (a trailing `_<n>`
+        is read as a number: a second `block.0` after block_0..block_2 is block_3, as torch names it)."""
         name = base_name(candidate)
-        stem, count = name, self._used_names.get(name)
-        if count is None and not is_reserved(name):
-            self._used_names[name] = 0
+        if name not in self._used_names and not is_reserved(name):
+            self._used_names[name] = True
             return name
-        count = count or 0
+        match = _NUMBERED.match(name)
+        stem, number = (match.group(1), int(match.group(2))) if match else (name, 0)
         while True:
-            count += 1
-            name = f"{stem}_{count}"
-            if name not in self._used_names:
-                self._used_names[stem] = count
-                self._used_names[name] = 0
+            number += 1
+            name = f"{stem}_{number}"
+            if name not in self._used_names and not is_reserved(name):
+                self._used_names[name] = True
                 return name
 
     @staticmethod
