@@ -64,3 +64,19 @@ def require_torch():
     if version is None:
         pytest.skip("real PyTorch (the test oracle) is not importable")
     return version
+
+
+def drawn_cases(strategy, count):
+    """`count` values drawn by hypothesis from `strategy`, the same on every run (derandomized): cases computed once
+    by a real-torch subprocess and compared case by case with the shim."""
+    from hypothesis import HealthCheck, given, settings
+
+    drawn = []
+
+    @settings(max_examples=count, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(value):
+        drawn.append(value)
+
+    collect()
+    return drawn

@@ -8,12 +8,11 @@ import warnings
 os.environ.setdefault("GLOG_v", "3")
 
 import pytest  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 
-from oracle import require_torch, run_torch_json  # noqa: E402
+from oracle import drawn_cases, require_torch, run_torch_json  # noqa: E402
 
 # Runs unchanged under the shim and under real torch.
 SCENARIO = r'''
@@ -73,19 +72,7 @@ def _case(draw):
             "output_size": draw(st.lists(st.integers(0, 5), min_size=rank - 1, max_size=rank + 1))}
 
 
-def _drawn(count):
-    drawn = []
-
-    @settings(max_examples=count, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-    @given(_case())
-    def collect(value):
-        drawn.append(value)
-
-    collect()
-    return drawn
-
-
-CASES = _drawn(80)
+CASES = drawn_cases(_case(), 80)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import os
 os.environ.setdefault("GLOG_v", "3")
 
 import pytest  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 pytest.importorskip("tensorboard")
@@ -15,7 +14,7 @@ pytest.importorskip("tensorboard")
 import mindnlp_shim.torch as torch  # noqa: E402
 from mindnlp_shim.torch.utils.tensorboard import SummaryWriter  # noqa: E402
 
-from oracle import require_torch, run_torch_json  # noqa: E402
+from oracle import drawn_cases, require_torch, run_torch_json  # noqa: E402
 
 # Writes the case's hparams with `SummaryWriter`, then reads every event under the log dir (both sides).
 SCENARIO = r'''
@@ -71,19 +70,7 @@ def _case(draw):
             "tensor": draw(st.sampled_from([None, 2.5]))}
 
 
-def _drawn(count):
-    drawn = []
-
-    @settings(max_examples=count, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-    @given(_case())
-    def collect(value):
-        drawn.append(value)
-
-    collect()
-    return drawn
-
-
-CASES = _drawn(30)
+CASES = drawn_cases(_case(), 30)
 
 
 @pytest.fixture(scope="module")
