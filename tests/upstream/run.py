@@ -5,7 +5,7 @@ and ModernBERT
 under the shim, and print
 passed/failed/skipped per model.
 
-    python tests/upstream/run.py [--models bert gpt2] [-k EXPR] [--failures] [--keep]
+    python tests/upstream/run.py [--models bert gpt2] [-k EXPR] [--failures] [--keep] [--side torch]
 
 The sdist is downloaded at run time into ~/.cache/mindnlp-shim-upstream (override with
 MINDNLP_SHIM_UPSTREAM_CACHE) and never committed. Each model runs in its own pytest process so a crash in
@@ -26,13 +26,14 @@ import results  # noqa: E402
 import sdist  # noqa: E402
 
 
-def run_model(test_file, junit_path, log_path, keyword=None, timeout=3600):
-    """Run one model's test file with pytest in a fresh interpreter; its output goes to log_path."""
+def run_model(test_file, junit_path, log_path, keyword=None, timeout=3600, side="shim"):
+    """Run one model's test file with pytest in a fresh interpreter, under the shim or (side "torch") real torch;
+    its output goes to log_path."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN", "--tb=short",
            f"--junitxml={junit_path}", test_file]
     if keyword:
         cmd += ["-k", keyword]
-    env = dict(os.environ, MINDNLP_SHIM_REPO=REPO_ROOT, GLOG_v="3")
+    env = dict(os.environ, MINDNLP_SHIM_REPO=REPO_ROOT, GLOG_v="3", MINDNLP_SHIM_UPSTREAM_SIDE=side)
     with open(log_path, "w") as log:
         proc = subprocess.run(cmd, cwd=os.path.dirname(test_file), env=env, stdout=log, stderr=subprocess.STDOUT,
                               timeout=timeout)
@@ -45,6 +46,8 @@ def main(argv=None):
     parser.add_argument("-k", dest="keyword", help="pytest -k expression to select tests")
     parser.add_argument("--failures", action="store_true", help="list each failing test with its message")
     parser.add_argument("--keep", action="store_true", help="keep the temporary test tree and junit files")
+    parser.add_argument("--side", choices=("shim", "torch"), default="shim",
+                        help="run under the shim (default) or under real torch, to see which tests torch passes")
     args = parser.parse_args(argv)
 
     archive = sdist.ensure_sdist()
@@ -56,7 +59,7 @@ def main(argv=None):
             junit = os.path.join(root, f"junit-{model}.xml")
             log = os.path.join(root, f"pytest-{model}.log")
             print(f"running {model} (output in {log})", flush=True)
-            code = run_model(tests[model], junit, log, args.keyword)
+            code = run_model(tests[model], junit, log, args.keyword, side=args.side)
             if not os.path.exists(junit):
                 with open(log) as fh:
                     print(f"{model}: pytest produced no results (exit {code})\n{fh.read()[-3000:]}")
@@ -67,7 +70,8 @@ def main(argv=None):
             if args.failures:
                 for test_id, message in counts["failures"]:
                     print(f"FAILED {model} {test_id}: {message}")
-        print(f"\ntransformers {sdist.TRANSFORMERS_VERSION} common tests under mindnlp-shim")
+        under = "mindnlp-shim" if args.side == "shim" else "real torch"
+        print(f"\ntransformers {sdist.TRANSFORMERS_VERSION} common tests under {under}")
         print(f"{'model':<12}{'passed':>8}{'failed':>8}{'skipped':>9}{'pass rate':>11}")
         for model, counts in rows:
             if counts is None:
