@@ -12,18 +12,26 @@ from ._sparse_coo import SparseCooTensor as _Sparse
 from .. import _mindspore as _ms
 
 Tensor = mindspore.Tensor
+_is_contiguous = _ms.is_contiguous
 
 
 def _host_first(ufunc, reflected, method):
-    """`method` (a binary operator) with `host_small.binary(ufunc, ...)` tried first; see _HOST_FIRST."""
+    """`method` (a binary operator) with `host_small.binary(ufunc, ...)` tried first; see _HOST_FIRST. Operands
+    that are not contiguous go to `method`, whose op lays its result out like them (`_ops/result_layout`)."""
     if reflected:
         def operator(self, other):
-            out = _host_binary(ufunc, other, self)
-            return method(self, other) if out is None else out
+            if _is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other)):
+                out = _host_binary(ufunc, other, self)
+                if out is not None:
+                    return out
+            return method(self, other)
     else:
         def operator(self, other):
-            out = _host_binary(ufunc, self, other)
-            return method(self, other) if out is None else out
+            if _is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other)):
+                out = _host_binary(ufunc, self, other)
+                if out is not None:
+                    return out
+            return method(self, other)
 
     operator.__name__ = method.__name__
     return operator
