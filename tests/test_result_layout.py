@@ -1,12 +1,14 @@
 """The memory layout of elementwise results (mindnlp_shim/torch/_ops/result_layout.py) against real torch.
 
 torch lays out an elementwise result, a clone and a dtype conversion like their operands (TensorIterator's rule,
-preserve_format): `a.t() + b.t()` is transposed, `x.t().clone()` too. Hypothesis draws an op from OPS and
-operands laid out contiguously, permuted, sliced with a step (not dense), expanded (stride 0), broadcast (fewer
-or size-1 dims), 0-d or a Python number, in float32, float64 or bfloat16, some requiring grad; the same
-scenario runs under real torch (a subprocess) and the shim, and the result's strides (those of dims longer
-than 1: a size-1 dim addresses nothing), values and the operands' gradients must be torch's. In-place ops on
-such results, writes into them and out= are compared the same way."""
+preserve_format): `a.t() + b.t()` is transposed, `x.t().clone()` too. Hypothesis draws operands laid out
+contiguously, permuted, sliced with a step (not dense), expanded (stride 0), broadcast (fewer or size-1 dims),
+0-d or a Python number, in float32, float64 or bfloat16, some of them leaves that require grad (parameters),
+and each op of OPS runs on several such pairs; the same scenario runs under real torch (a subprocess) and the
+shim, and the result's strides (those of dims longer than 1: a size-1 dim addresses nothing), values and the
+operands' gradients must be torch's. In-place ops on such results, writes into them and out= are compared the
+same way. Inside the autograd graph (an operand with a history) the shim's results stay row-major, by design:
+the last tests pin that down."""
 import json
 import os
 
@@ -49,6 +51,15 @@ OPS = {
         "a.to(torch.float64, memory_format=torch.contiguous_format)",
     "a.to(memory_format=torch.contiguous_format)": "a.to(memory_format=torch.contiguous_format)",
     "a.masked_fill(a > 1, 0.0)": "a.masked_fill(a > 1, 0.0)",
+    "torch.lgamma(a)": "torch.lgamma(a)", "torch.asinh(a)": "torch.asinh(a)", "torch.copysign(a, b)":
+        "torch.copysign(a, b.detach() - 1)", "torch.float_power(a, 2)": "torch.float_power(a, 2)",
+    "torch.float_power(2, a)": "torch.float_power(2, a)", "torch.mvlgamma(a + 1, 2)": "torch.mvlgamma(a + 1, 2)",
+    "F.gelu(a)": "torch.nn.functional.gelu(a)", "F.silu(a)": "torch.nn.functional.silu(a)",
+    "F.leaky_relu(a - 1, 0.1)": "torch.nn.functional.leaky_relu(a - 1, 0.1)",
+    "F.softplus(a)": "torch.nn.functional.softplus(a)", "F.hardtanh(a, 0.75, 1.5)":
+        "torch.nn.functional.hardtanh(a, 0.75, 1.5)",
+    "F.silu(a * 1, inplace=True)": "r = a * 1\nassert torch.nn.functional.silu(r, inplace=True) is r",
+    "F.elu(a - 1, 1.0, True)": "r = a - 1\nassert torch.nn.functional.elu(r, 1.0, True) is r",
     # in place on a result laid out like `a` (then written, also through a view), and out=
     "(a * 1).add_(b)": "r = a * 1\nr.add_(b)", "(a * 1).mul_(b)": "r = a * 1\nr.mul_(b)",
     "r = a + 0; r += b": "r = a + 0\nr += b", "a.clone().exp_()": "r = a.clone()\nr.exp_()",
@@ -58,6 +69,9 @@ OPS = {
     "torch.add(a, b, out=contiguous)": "r = torch.empty(torch.broadcast_shapes(a.shape, b.shape), dtype=a.dtype)\n"
                                        "torch.add(a, b, out=r)",
 }
+# ops that apply an op to a result computed from `a`: where `a` requires grad, that result is an activation of the
+# autograd graph, and the shim keeps the second op's result row-major (test_activations_in_the_graph_...)
+CHAINED = {"(a - 1).bool()", "(a * 3).long()", "F.leaky_relu(a - 1, 0.1)"}
 # the ops whose operand `b` may be a Python number (torch refuses one elsewhere, and so must the shim)
 TAKES_NUMBER_B = {"a + b", "torch.add(a, b, alpha=2)", "a - b", "b - a", "a * b", "a / b", "a.add(b)",
                   "torch.mul(a, b)", "torch.sub(a, b)", "torch.div(a, b)", "torch.rsub(a, b)", "a // b", "a % b",
@@ -82,16 +96,15 @@ def operand(torch, spec, dtype):
     order = spec.get("perm") or list(range(len(shape)))
     values = np.random.default_rng(spec["seed"]).uniform(0.5, 2.0, [stored[d] for d in order])
     base = torch.tensor(values, dtype=torch.float64).to(getattr(torch, dtype))
-    leaf = None
-    if spec["grad"]:
-        base.requires_grad_()
-        leaf = base
     t = base.permute([order.index(d) for d in range(len(shape))]) if shape else base
     if kind == "slice":
         t = t[(slice(None),) * spec["dim"] + (slice(None, None, 2),)]  # (every other element: not dense)
     if kind == "expand":
         t = t.expand(shape)
-    return t, leaf
+    if spec["grad"]:  # a leaf with the layout (a parameter); see test_activations_in_the_graph_give_row_major
+        t = t.detach().requires_grad_()
+        return t, t
+    return t, None
 
 def run(torch, case):
     warnings.simplefilter("ignore")
@@ -99,11 +112,11 @@ def run(torch, case):
     b, leaf_b = operand(torch, case["b"], case["dtype"])
     space = {"torch": torch, "a": a, "b": b}
     try:
-        if "\n" in case["op"]:
-            exec(case["op"], space)
+        if "\n" in case["code"]:
+            exec(case["code"], space)
             r = space["r"]
         else:
-            r = eval(case["op"], space)
+            r = eval(case["code"], space)
     except Exception as e:
         return {"error": type(e).__name__}
     out = {"shape": list(r.shape), "dtype": str(r.dtype),
@@ -167,7 +180,7 @@ def _operands(draw):
 
 
 def _with_op(operands, op):
-    case = dict(operands, op=op)
+    case = dict(operands, op=op, code=OPS[op])
     if case["b"]["kind"] == "number" and op not in TAKES_NUMBER_B:
         case["b"] = {**case["a"], "seed": case["a"]["seed"] + 1, "kind": "contiguous", "perm": None}
     return case
@@ -179,10 +192,12 @@ CASES = [_with_op(operands, _OP_NAMES[i % len(_OP_NAMES)])  # (each op on 6 diff
 
 
 @pytest.fixture(scope="module")
-def torch_answers():
+def torch_answers(tmp_path_factory):
     require_torch()
-    code = SCENARIO + ("\nimport json, torch\ncases = json.loads(%r)\nprint(json.dumps([run(torch, c) for c in cases]))"
-                       % json.dumps(CASES))
+    cases = tmp_path_factory.mktemp("layout") / "cases.json"  # (too long for a command line)
+    cases.write_text(json.dumps(CASES))
+    code = SCENARIO + ("\nimport json, torch\ncases = json.load(open(%r))\nprint(json.dumps([run(torch, c) for c in cases]))"
+                       % str(cases))
     return run_torch_json(code, timeout=900)
 
 
@@ -210,7 +225,8 @@ def test_result_layout_matches_torch(torch_answers, index):
     if "error" in theirs:
         return
     assert (ours["shape"], ours["dtype"]) == (theirs["shape"], theirs["dtype"]), case
-    assert (ours["strides"], ours["contiguous"]) == (theirs["strides"], theirs["contiguous"]), (case, ours, theirs)
+    if not (case["op"] in CHAINED and case["a"].get("grad")):
+        assert (ours["strides"], ours["contiguous"]) == (theirs["strides"], theirs["contiguous"]), (case, ours, theirs)
     assert _close(ours["values"], theirs["values"], case["dtype"]), (case, ours["values"], theirs["values"])
     if isinstance(theirs.get("grads"), str):
         assert ours["grads"] == theirs["grads"], case
@@ -226,6 +242,12 @@ def test_cases_cover_the_layouts():
     kinds = {c[side]["kind"] for c in CASES for side in "ab"}
     assert kinds >= {"contiguous", "perm", "slice", "expand", "0d", "number"}
     assert {c["op"] for c in CASES} == set(OPS)
+
+
+def test_few_cases_end_in_an_error(torch_answers):
+    """Errors (torch's refusals, which the shim must share) are compared too, but most cases must compute."""
+    errors = [c["op"] for c, answer in zip(CASES, torch_answers) if "error" in answer]
+    assert len(errors) < len(CASES) // 10, errors
 
 
 def test_contiguous_operands_skip_the_rule(monkeypatch):
@@ -257,3 +279,30 @@ def test_channels_last_clone_and_conversion(fmt, order):
         assert r.permute(order).is_contiguous() and torch.equal(r.float(), x)
     with pytest.raises(RuntimeError, match="required rank 4"):
         torch.randn(2, 3).clone(memory_format=torch.channels_last)
+
+
+def test_activations_in_the_graph_give_row_major_results():
+    """The documented subset: an operand with an autograd history (an activation, grad mode on) keeps the result
+    row-major (MindSpore's kernels copy strided operands: following torch's layout there made Llama's rotary
+    embedding block 15% slower); values and gradients are torch's all the same (the drawn cases above), and
+    outside the graph the same call follows the operand."""
+    w = torch.randn(4, 6, requires_grad=True)
+    h = (w * 1).t()  # an activation, transposed
+    for r in (h * 2, h + h, h.exp(), h.clone(), h.double()):
+        assert r.is_contiguous()
+    with torch.no_grad():
+        assert (h * 2).stride() == (1, 6) and h.clone().stride() == (1, 6)
+    leaf = torch.randn(4, 6).t().detach().requires_grad_()  # a permuted parameter: the rule applies
+    assert (leaf * 2).stride() == (1, 6)
+
+
+def test_peft_miss_merge_sequence_gives_a_contiguous_weight():
+    """peft's MiSS merge (get_delta_weight_miss): a frozen weight's blocks permuted, plus the trainable block (a
+    leaf that requires grad), permuted back and reshaped, is contiguous in torch; safetensors refuses anything
+    else."""
+    weight = torch.randn(20, 10)
+    miss_b = torch.randn(2, 20, requires_grad=True)
+    blocks = weight.clone().reshape(-1, 5, 2).permute(1, 2, 0)
+    merged = (blocks + 1 * miss_b).permute(2, 0, 1).reshape(20, 10)
+    assert merged.is_contiguous() and merged.stride() == (10, 1)
+    assert torch.allclose(merged, (weight.reshape(-1, 5, 2).permute(1, 2, 0) + miss_b).permute(2, 0, 1).reshape(20, 10))

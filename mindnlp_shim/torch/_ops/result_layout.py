@@ -19,6 +19,7 @@ a transposed 1024x1024 sum took 15 ms, and 1.5 ms this way). Strides of size-1 d
 (torch copies them from the operands in some cases; they address nothing).
 """
 import functools
+import inspect
 
 import mindspore
 
@@ -61,8 +62,25 @@ def follow_operands(namespace, names, applies=None):
         fn = namespace[name]
         if getattr(fn, "__row_major__", None) is None:
             if id(fn) not in wrapped:
-                wrapped[id(fn)] = follows_operands(fn, applies.get(name))
+                wrapped[id(fn)] = follows_operands(fn, applies.get(name) or _unless_in_place(fn))
             namespace[name] = wrapped[id(fn)]
+
+
+def _unless_in_place(fn):
+    """For an op with an `inplace` parameter (activations): a call with inplace=True writes into its input, which
+    keeps its own layout, and returns that input itself."""
+    try:
+        parameters = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    if "inplace" not in parameters:
+        return None
+    position = parameters.index("inplace")
+
+    def applies(args, kwargs):
+        return not (kwargs.get("inplace") or (len(args) > position and args[position]))
+
+    return applies
 
 
 def in_memory_format(fn, memory_format, tensor, *args):
@@ -71,7 +89,7 @@ def in_memory_format(fn, memory_format, tensor, *args):
     `contiguous_format` row-major; `channels_last(_3d)` with the channels innermost."""
     order = format_order(memory_format, len(tensor._shape))
     if order is None:
-        if _is_contiguous(tensor):
+        if _is_contiguous(tensor) or _in_graph((tensor,)):
             return fn(tensor, *args)
         order = memory_order([tensor])
         if order is None:
@@ -115,11 +133,28 @@ def suggested_format_name(tensor):
 def _laid_out(fn, applies, args, kwargs):
     if kwargs.get("out") is not None or (applies is not None and not applies(args, kwargs)):
         return fn(*args, **kwargs)  # (out= keeps out's own layout: the value is written into it)
-    order = memory_order([a for a in args if type(a) is Tensor] +
-                         [v for k, v in kwargs.items() if type(v) is Tensor and k != "out"])
+    tensors = [a for a in args if type(a) is Tensor] + [v for k, v in kwargs.items() if type(v) is Tensor and k != "out"]
+    if _in_graph(tensors):
+        return fn(*args, **kwargs)
+    order = memory_order(tensors)
     if order is None:
         return fn(*args, **kwargs)
     return in_order(fn, order, args, kwargs)
+
+
+def _in_graph(tensors):
+    """Whether an operand that is not contiguous is an activation of the autograd graph (it has a history and
+    requires grad, grad mode on): then the result stays row-major. MindSpore's kernels copy every strided
+    operand, so a permuted result costs its consumers a strided copy each, forward and backward, where torch
+    reads strides for free (Llama's rotary embedding on transposed heads: 15% more time for that block of a
+    training step). Outside the graph, and for operands that are leaves (parameters, frozen weights), the rule
+    applies."""
+    if not _ms.grad_enabled():
+        return False
+    for t in tensors:
+        if not t._is_leaf and not _is_contiguous(t) and t.requires_grad:
+            return True
+    return False
 
 
 def in_order(fn, order, args, kwargs=None):
