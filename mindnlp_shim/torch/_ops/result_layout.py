@@ -205,6 +205,18 @@ def _permuted(a, order, n):
     return view_kernels.permute(a, order)
 
 
+def row_major(a, b):
+    """Whether torch lays out the elementwise result of operands `a` and `b` (tensors or numbers) row-major: the
+    binary operators' host path for small tensors (`_bindings._host_first`) computes only such results."""
+    if type(a) is Tensor:
+        if type(b) is Tensor:
+            if _is_contiguous(a) and _is_contiguous(b):
+                return True
+            return memory_order((a, b)) is None
+        return _is_contiguous(a) or memory_order((a,)) is None
+    return type(b) is not Tensor or _is_contiguous(b) or memory_order((b,)) is None
+
+
 def broadcast_shape(shapes):
     """The broadcast of `shapes` (tuples), or None where they do not broadcast (the op then raises torch's
     error itself)."""
@@ -224,26 +236,41 @@ def broadcast_shape(shapes):
 
 def memory_order(tensors):
     """torch's dim order (outermost first) for the elementwise result of `tensors` (its operands in argument
-    order), or None where that is the row-major order."""
-    if all(_is_contiguous(t) for t in tensors):
-        return None
-    shape = broadcast_shape([t._shape for t in tensors])
+    order, not all contiguous), or None where that is the row-major order. Remembered per operand geometry: a
+    model asks the same question at every step (decoding: every token)."""
+    key = tuple((t._shape, tuple(_stride(t))) for t in tensors)
+    order = _ORDERS.get(key, _UNKNOWN)
+    if order is _UNKNOWN:
+        if len(_ORDERS) >= _ORDERS_KEPT:
+            _ORDERS.clear()
+        order = _ORDERS[key] = _order_of(key)
+    return order
+
+
+_ORDERS = {}
+_ORDERS_KEPT = 4096
+_UNKNOWN = object()
+
+
+def _order_of(geometry):
+    """`memory_order` of operands given as (shape, strides) pairs."""
+    shape = broadcast_shape([own for own, _ in geometry])
     if shape is None:
         return None
     n = len(shape)
     if n < 2:
         return None
     rows = []  # each operand's strides over the result's dims; 0 where it is broadcast
-    for t in tensors:
-        own = t._shape
+    for own, strides in geometry:
         if not own:
             continue
         lead = n - len(own)
         rows.append([0] * lead + [0 if size == 1 and shape[lead + i] != 1 else s
-                                  for i, (size, s) in enumerate(zip(own, _stride(t)))])
-    inner_first = _inner_first(shape, rows)
-    order = tuple(reversed(inner_first))
-    return None if order == tuple(range(n)) else order
+                                  for i, (size, s) in enumerate(zip(own, strides))])
+    order = tuple(reversed(_inner_first(shape, rows)))
+    # where only size-1 dims move, the memory is row-major's (only their strides differ): no permutes
+    longer = [d for d in order if shape[d] != 1]
+    return None if longer == sorted(longer) else order
 
 
 def _inner_first(shape, rows):
