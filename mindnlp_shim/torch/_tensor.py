@@ -267,7 +267,10 @@ def to(self, *args, **kwargs):
     out = self
     if dtype is not None and dtype != self.dtype:
         # (MindSpore's astype calls Tensor.to: cast directly) laid out as torch's: like self by default
-        out = _result_layout.in_memory_format(_small_casts.cast, memory_format, self, dtype)
+        if memory_format is None and _ms.is_contiguous(self):
+            out = _small_casts.cast(self, dtype)
+        else:
+            out = _result_layout.in_memory_format(_small_casts.cast, memory_format, self, dtype)
     elif copy or (memory_format is not None and _result_layout.format_order(memory_format, self.ndim) is not None
                   and memory_format.name != _result_layout.suggested_format_name(self)):
         out = clone(self, memory_format=memory_format)  # (torch converts only a tensor not already so laid out)
