@@ -9,14 +9,17 @@ documented for TensorIterator and `preserve_format`:
 - otherwise the dims are ordered from the innermost out by comparing, for two dims, the strides of each
   operand in argument order: the first operand whose strides differ there decides (the smaller stride goes
   inside); an operand broadcast along either dim (stride 0, or a size-1 dim of a larger result) has no say;
-  equal strides put the smaller dim inside if it is smaller, else let the next operand decide; no decision
-  keeps the dims as they are. The result is dense in that order.
+  equal strides move the shorter dim inside when the one inside is longer, else the next operand decides; no
+  decision keeps the dims as they are. The result is dense in that order.
 
 Here an op whose operands are not all contiguous runs on the operands permuted into that order (views), and
 its row-major result is permuted back (a view, differentiable like any permute): one kernel, as before, on
 operands that are mostly dense now (MindSpore's kernels copy a strided operand first, so this is also faster:
 a transposed 1024x1024 sum took 15 ms, and 1.5 ms this way). Strides of size-1 dims may differ from torch's
 (torch copies them from the operands in some cases; they address nothing).
+
+Inside the autograd graph, where an operand that is not contiguous is an activation, the result stays
+row-major (`_in_graph`): each consumer of a permuted activation would pay a strided copy forward and backward.
 """
 import functools
 import inspect
