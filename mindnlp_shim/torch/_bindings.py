@@ -7,23 +7,35 @@ from . import _dtype, _inplace, _tensor, _tensor_hooks
 from ._ops import _util, creation, indexing, linalg, pointwise as pw, random as rnd, reduction as red, shape as sh
 from ._ops import buffers, matrix, special_math as sm, strided_views
 from ._ops.host_small import binary as _host_binary
+from ._ops.result_layout import row_major as _row_major
 from ._runtime import grad_enabled
 from ._sparse_coo import SparseCooTensor as _Sparse
 from .. import _mindspore as _ms
 
 Tensor = mindspore.Tensor
+_is_contiguous = _ms.is_contiguous
 
 
 def _host_first(ufunc, reflected, method):
-    """`method` (a binary operator) with `host_small.binary(ufunc, ...)` tried first; see _HOST_FIRST."""
+    """`method` (a binary operator) with `host_small.binary(ufunc, ...)` tried first; see _HOST_FIRST. The host
+    gives row-major results: operands whose result torch lays out otherwise go to `method`, whose op lays its
+    result out like them (`_ops/result_layout`)."""
     if reflected:
         def operator(self, other):
-            out = _host_binary(ufunc, other, self)
-            return method(self, other) if out is None else out
+            if (_is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other))) or \
+                    _row_major(other, self):
+                out = _host_binary(ufunc, other, self)
+                if out is not None:
+                    return out
+            return method(self, other)
     else:
         def operator(self, other):
-            out = _host_binary(ufunc, self, other)
-            return method(self, other) if out is None else out
+            if (_is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other))) or \
+                    _row_major(self, other):
+                out = _host_binary(ufunc, self, other)
+                if out is not None:
+                    return out
+            return method(self, other)
 
     operator.__name__ = method.__name__
     return operator

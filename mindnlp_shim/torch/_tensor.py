@@ -17,6 +17,7 @@ from ._runtime import ensure_recording as _ensure_recording
 from ._ops import host_small as _host_small
 from ._ops import shape as _sh
 from ._ops import small_casts as _small_casts
+from ._ops import result_layout as _result_layout
 from ._ops import view_kernels
 from .autograd import engine as _engine
 from .. import _mindspore as _ms
@@ -239,7 +240,7 @@ def _parse_to_args(args, kwargs):
     dev = kwargs.pop("device", None)
     kwargs.pop("non_blocking", None)
     copy = kwargs.pop("copy", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for a in args:
@@ -255,19 +256,24 @@ def _parse_to_args(args, kwargs):
             pass  # non_blocking / copy positional flags
         elif a is not None:
             raise TypeError(f"to() received an invalid combination of arguments: {type(a).__name__}")
-    return dtype, dev, copy
+    return dtype, dev, copy, memory_format
 
 
 def to(self, *args, **kwargs):
-    dtype, dev, copy = _parse_to_args(args, dict(kwargs))
+    dtype, dev, copy, memory_format = _parse_to_args(args, dict(kwargs))
     to_meta = False
     if dev is not None:
         to_meta = check_reachable(dev).type == "meta" and not getattr(self, "_is_meta", False)
     out = self
     if dtype is not None and dtype != self.dtype:
-        out = _small_casts.cast(self, dtype)  # (MindSpore's astype calls Tensor.to: cast directly)
-    elif copy:
-        out = clone(self)
+        # (MindSpore's astype calls Tensor.to: cast directly) laid out as torch's: like self by default
+        if memory_format is None and _ms.is_contiguous(self):
+            out = _small_casts.cast(self, dtype)
+        else:
+            out = _result_layout.in_memory_format(_small_casts.cast, memory_format, self, dtype)
+    elif copy or (memory_format is not None and _result_layout.format_order(memory_format, self.ndim) is not None
+                  and memory_format.name != _result_layout.suggested_format_name(self)):
+        out = clone(self, memory_format=memory_format)  # (torch converts only a tensor not already so laid out)
     if to_meta:  # a distinct tensor labelled meta (the shim's meta tensors hold memory: docs/architecture.md)
         out = _sh._alias(out) if out is self else out
         out._is_meta = True
@@ -276,7 +282,13 @@ def to(self, *args, **kwargs):
 
 def _cast_to(dtype):
     def method(self, memory_format=None):
-        return self if self.dtype == dtype else _small_casts.cast(self, dtype)
+        if memory_format is not None:
+            return to(self, dtype, memory_format=memory_format)
+        if self.dtype == dtype:
+            return self
+        if _ms.is_contiguous(self):
+            return _small_casts.cast(self, dtype)
+        return _result_layout.in_memory_format(_small_casts.cast, None, self, dtype)  # (laid out like self)
 
     return method
 
@@ -346,6 +358,14 @@ _REAL_FLOATS = (mindspore.float16, mindspore.float32, mindspore.float64)
 
 
 def clone(self, *, memory_format=None):
+    """A copy laid out as torch's `memory_format` asks: by default (preserve_format) like self."""
+    if memory_format is None and _ms.is_contiguous(self):
+        return _copy(self)
+    return _result_layout.in_memory_format(_copy, memory_format, self)
+
+
+def _copy(self):
+    """A row-major copy of self."""
     # a recorded copy into new storage: gradients flow back to the source. One Identity kernel where it exists
     # (it keeps -0.0; adding a zero takes two kernels and gives 0.0). CPU has no bf16 Identity: bf16 goes through
     # float32 and back, both exact. A small contiguous tensor outside autograd is copied on the host.

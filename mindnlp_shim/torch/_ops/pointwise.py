@@ -1121,3 +1121,33 @@ _wrap_promoting()
 from .. import _backend as _backend_table  # noqa: E402
 
 _backend_table.adapt_module(globals(), __name__)
+
+# torch's layout of elementwise results (outermost: the bf16 and autocast wrappers cast operands that are already
+# in memory order); masked_fill's result is contiguous in torch, allclose/equal answer a bool, and rsub is sub of
+# its operands swapped (its first operand in torch's order is `other`)
+_LAID_OUT_LIKE_OPERANDS = (
+    "add", "sub", "mul", "div", "floor_divide", "remainder", "fmod", "pow", "neg", "negative", "abs",
+    "absolute", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
+    "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh", "sigmoid", "erf", "erfc", "erfinv", "floor",
+    "ceil", "trunc", "fix", "frac", "round", "sign", "sgn", "reciprocal", "square", "relu", "logical_not",
+    "bitwise_not", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "eq", "ne", "not_equal", "lt", "less", "le",
+    "less_equal", "gt", "greater", "ge", "greater_equal", "maximum", "minimum", "fmax", "fmin", "logical_and",
+    "logical_or", "logical_xor", "atan2", "arctan2", "hypot", "bitwise_and", "bitwise_or", "bitwise_xor", "clamp",
+    "clip", "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv", "nan_to_num", "isclose",
+)
+
+
+def _first_operand_is_tensor(args, kwargs):
+    """pow(number, tensor) gives a contiguous result in torch."""
+    return type(args[0] if args else kwargs.get("input")) is Tensor
+
+
+def _three_operands(args, kwargs):
+    """where(condition) is nonzero's tuple, no elementwise result."""
+    return len(args) + sum(k != "out" for k in kwargs) >= 3
+
+
+from . import result_layout as _result_layout  # noqa: E402
+
+_result_layout.follow_operands(globals(), _LAID_OUT_LIKE_OPERANDS,
+                               {"pow": _first_operand_is_tensor, "where": _three_operands})

@@ -245,6 +245,7 @@ def mvlgamma(input, p):
         raise RuntimeError("p has to be greater than or equal to 1")
     if bool((input <= (p - 1) / 2).any()):
         raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
+    input = input.contiguous()  # (torch's result is contiguous: a sum over a new last dim)
     terms = [lgamma(pw.sub(input, i / 2)) for i in range(p)]
     total = terms[0]
     for t in terms[1:]:
@@ -480,3 +481,12 @@ def view_as_real(input):
     if input.dtype not in _dtype.COMPLEX:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return ops.stack((ops.real(input), ops.imag(input)), -1)  # (a copy: MindSpore cannot alias the parts)
+
+
+# torch's layout of elementwise results (see result_layout)
+from . import result_layout as _result_layout  # noqa: E402
+
+_result_layout.follow_operands(globals(), (
+    "acosh", "arccosh", "asinh", "arcsinh", "atanh", "arctanh", "lgamma", "digamma", "i0", "sinc", "copysign",
+    "float_power", "bitwise_left_shift", "bitwise_right_shift", "signbit", "nextafter", "igamma", "igammac",
+), {"float_power": lambda args, kwargs: type(args[0] if args else kwargs.get("input")) is _result_layout.Tensor})

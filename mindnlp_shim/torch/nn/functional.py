@@ -1324,6 +1324,14 @@ from .. import _backend as _backend_table  # noqa: E402
 
 _backend_table.adapt_module(globals(), __name__)
 
+# torch's layout of elementwise results (see _ops/result_layout; a call with inplace=True keeps its input)
+from .._ops import result_layout as _result_layout  # noqa: E402
+
+_result_layout.follow_operands(globals(), (
+    "gelu", "silu", "leaky_relu", "elu", "selu", "celu", "softplus", "hardtanh", "relu6", "mish", "hardswish",
+    "hardsigmoid", "softsign",
+))
+
 from .. import _python_dtypes  # noqa: E402
 
 _python_dtypes.install(globals())  # dtype=float and friends, as torch reads them

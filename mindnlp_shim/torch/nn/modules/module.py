@@ -203,7 +203,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     dtype = _dtype.resolve(kwargs.pop("dtype", None))
     non_blocking = bool(kwargs.pop("non_blocking", False))
-    kwargs.pop("memory_format", None)  # layouts are always contiguous here
+    kwargs.pop("memory_format", None)  # (not applied: parameters keep their layout; README, "Memory layout ...")
     kwargs.pop("copy", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
