@@ -20,22 +20,14 @@ def _host_first(ufunc, reflected, method):
     """`method` (a binary operator) with `host_small.binary(ufunc, ...)` tried first; see _HOST_FIRST. The host
     gives row-major results: operands whose result torch lays out otherwise go to `method`, whose op lays its
     result out like them (`_ops/result_layout`)."""
-    if reflected:
-        def operator(self, other):
-            if (_is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other))) or \
-                    _row_major(other, self):
-                out = _host_binary(ufunc, other, self)
-                if out is not None:
-                    return out
-            return method(self, other)
-    else:
-        def operator(self, other):
-            if (_is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other))) or \
-                    _row_major(self, other):
-                out = _host_binary(ufunc, self, other)
-                if out is not None:
-                    return out
-            return method(self, other)
+    def operator(self, other):
+        operands = (other, self) if reflected else (self, other)
+        if (_is_contiguous(self) and (type(other) is not Tensor or _is_contiguous(other))) or \
+                _row_major(*operands):
+            out = _host_binary(ufunc, *operands)
+            if out is not None:
+                return out
+        return method(self, other)
 
     operator.__name__ = method.__name__
     return operator

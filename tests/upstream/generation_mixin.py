@@ -77,6 +77,14 @@ class GenerationTesterMixin:
         with torch.no_grad():
             return model.generate(**inputs, generation_config=generation_config, **extra)
 
+    def _seeded_twice(self, seed, model, inputs, **kwargs):
+        """Two generate() runs, each after manual_seed(seed)."""
+        runs = []
+        for _ in range(2):
+            torch.manual_seed(seed)
+            runs.append(self._generate(model, inputs, **kwargs))
+        return runs
+
     @staticmethod
     def _pad_id(config):
         pad = config.pad_token_id
@@ -179,10 +187,7 @@ class GenerationTesterMixin:
     def test_generation_sample_generate_reproducible_with_seed(self):
         for model_class, model, inputs in self._models():
             with self.subTest(model_class.__name__):
-                runs = []
-                for _ in range(2):
-                    torch.manual_seed(7)
-                    runs.append(self._generate(model, inputs, do_sample=True, top_k=0, num_return_sequences=3))
+                runs = self._seeded_twice(7, model, inputs, do_sample=True, top_k=0, num_return_sequences=3)
                 self.assertEqual(runs[0].tolist(), runs[1].tolist())
                 width = 1 if model.config.is_encoder_decoder else inputs["input_ids"].shape[1]
                 self.assertEqual(tuple(runs[0].shape), (BATCH * 3, width + self.max_new_tokens))
@@ -200,11 +205,8 @@ class GenerationTesterMixin:
     def test_generation_beam_sample_generate_reproducible_with_seed(self):
         for model_class, model, inputs in self._models():
             with self.subTest(model_class.__name__):
-                runs = []
-                for _ in range(2):
-                    torch.manual_seed(11)
-                    runs.append(self._generate(model, inputs, do_sample=True, num_beams=2, top_k=0,
-                                               return_dict_in_generate=True, output_scores=True))
+                runs = self._seeded_twice(11, model, inputs, do_sample=True, num_beams=2, top_k=0,
+                                          return_dict_in_generate=True, output_scores=True)
                 self.assertEqual(runs[0].sequences.tolist(), runs[1].sequences.tolist())
                 _close(self, runs[0].sequences_scores, runs[1].sequences_scores, atol=0, rtol=0)
 
