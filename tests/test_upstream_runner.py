@@ -165,3 +165,30 @@ def test_every_ecosystem_deselection_has_a_reason():
         for test_id, reason in tests.items():
             assert test_id.startswith("tests/") and "::test_" in test_id
             assert len(reason) > 20
+
+
+def test_generation_mixin_file_is_the_projects_unless_named(tmp_path, monkeypatch):
+    """MINDNLP_SHIM_GENERATION_MIXIN names the file installed as hf_tests/generation/test_utils.py (a local copy of
+    transformers' own mixin, to measure against it); unset, the project's generation_mixin.py; a missing file is an
+    error rather than a silent fallback."""
+    import package
+
+    monkeypatch.delenv("MINDNLP_SHIM_GENERATION_MIXIN", raising=False)
+    assert package.generation_mixin_path() == os.path.join(UPSTREAM_DIR, "generation_mixin.py")
+    mine = tmp_path / "test_utils.py"
+    mine.write_text("class GenerationTesterMixin:\n    pass\n")
+    monkeypatch.setenv("MINDNLP_SHIM_GENERATION_MIXIN", str(mine))
+    assert package.generation_mixin_path() == str(mine)
+    monkeypatch.setenv("MINDNLP_SHIM_GENERATION_MIXIN", str(tmp_path / "absent.py"))
+    with pytest.raises(FileNotFoundError, match="MINDNLP_SHIM_GENERATION_MIXIN"):
+        package.generation_mixin_path()
+    monkeypatch.delenv("MINDNLP_SHIM_GENERATION_MIXIN")
+    archive = sdist.sdist_path()
+    if not os.path.exists(archive):
+        pytest.skip(f"transformers sdist not cached at {archive} (run tests/upstream/run.py once)")
+    monkeypatch.setenv("MINDNLP_SHIM_GENERATION_MIXIN", str(mine))
+    root = tmp_path / "tree"
+    root.mkdir()
+    package.build(str(root), archive, models=("gpt2",))
+    assert (root / "hf_tests" / "generation" / "test_utils.py").read_text() == mine.read_text()
+    assert "class ExportGenerateTesterMixin" in (root / "hf_tests" / "exporters" / "test_export.py").read_text()

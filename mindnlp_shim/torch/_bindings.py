@@ -120,7 +120,7 @@ METHODS = {
     "reshape": sh.reshape, "view": sh.view, "view_as": sh.view_as, "reshape_as": sh.reshape_as,
     "transpose": sh.transpose, "swapaxes": sh.transpose, "swapdims": sh.transpose, "t": sh.t,
     "permute": sh.permute, "movedim": sh.movedim, "moveaxis": sh.movedim, "unsqueeze": sh.unsqueeze,
-    "squeeze": sh.squeeze, "flatten": sh.flatten, "unflatten": sh.unflatten, "expand": sh.expand,
+    "squeeze": sh._squeeze_method, "flatten": sh.flatten, "unflatten": sh.unflatten, "expand": sh.expand,
     "expand_as": sh.expand_as, "broadcast_to": sh.broadcast_to, "repeat": sh.repeat, "tile": sh.tile,
     "repeat_interleave": sh._repeat_interleave_method, "split": sh.split, "split_with_sizes": sh.split_with_sizes,
     "chunk": sh.chunk, "tensor_split": sh.tensor_split, "unbind": sh.unbind, "narrow": sh.narrow,

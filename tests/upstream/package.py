@@ -5,7 +5,8 @@
     <root>/tiny_testers.py       model testers shared by the suites of several models
     <root>/hf_tests/             the sdist's common test files as a package, plus the modules they import
                                  from transformers' tests package that the sdist does not ship
-                                 (generation/test_utils.py: generation_mixin.py)
+                                 (generation/test_utils.py: generation_mixin.py, or the file named by
+                                 MINDNLP_SHIM_GENERATION_MIXIN)
     <root>/test_<model>.py       suite_<model>.py: the model testers
 """
 import os
@@ -25,7 +26,8 @@ _MISSING_MODULES = {
     "exporters/__init__.py": "",
     "exporters/test_export.py": (
         '"""Stand-in: the sdist does not ship tests/exporters; torch.export has no MindSpore meaning."""\n\n\n'
-        "class ExportTesterMixin:\n    pass\n"),
+        "class ExportTesterMixin:\n    pass\n\n\n"
+        "class ExportGenerateTesterMixin:\n    pass\n"),
     "generation/__init__.py": "",
     "utils/__init__.py": "",
     "utils/test_configuration_utils.py": (
@@ -42,6 +44,18 @@ _MISSING_MODULES = {
 }
 
 
+def generation_mixin_path():
+    """The file installed as hf_tests/generation/test_utils.py: the project's generation_mixin.py, or the file named
+    by MINDNLP_SHIM_GENERATION_MIXIN (e.g. a local copy of transformers' own tests/generation/test_utils.py, kept
+    outside the repository, to measure the shim against upstream's GenerationTesterMixin)."""
+    path = os.environ.get("MINDNLP_SHIM_GENERATION_MIXIN")
+    if not path:
+        return os.path.join(HERE, "generation_mixin.py")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"MINDNLP_SHIM_GENERATION_MIXIN={path} is not a file")
+    return path
+
+
 def build(root, archive, models=MODELS):
     """Create the tree under `root` (an existing empty directory); returns the test file path per model."""
     pkg = os.path.join(root, "hf_tests")
@@ -53,7 +67,7 @@ def build(root, archive, models=MODELS):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as fh:
             fh.write(text)
-    shutil.copy(os.path.join(HERE, "generation_mixin.py"), os.path.join(pkg, "generation", "test_utils.py"))
+    shutil.copy(generation_mixin_path(), os.path.join(pkg, "generation", "test_utils.py"))
     shutil.copy(os.path.join(HERE, "conftest_upstream.py"), os.path.join(root, "conftest.py"))
     shutil.copy(os.path.join(HERE, "skips.py"), os.path.join(root, "skips.py"))
     shutil.copy(os.path.join(HERE, "tiny_testers.py"), os.path.join(root, "tiny_testers.py"))

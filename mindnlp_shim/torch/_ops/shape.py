@@ -228,11 +228,24 @@ def squeeze(input, dim=None):
     if dim is None:
         axes = tuple(i for i, s in enumerate(input.shape) if s == 1)
     else:
-        dims = dim if isinstance(dim, (tuple, list)) else (dim,)
-        axes = tuple(sorted({wrap_dim(d, input.ndim) for d in dims if input.shape[wrap_dim(d, input.ndim)] == 1}))
+        dims = [wrap_dim(d, input.ndim) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))]
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        axes = tuple(sorted(d for d in dims if input.ndim and input.shape[d] == 1))  # (a 0-d tensor takes dim 0/-1)
     if not axes:
         return input
     return ops.squeeze(input, axes)
+
+
+def _squeeze_method(self, *dims, **kwargs):
+    """Tensor.squeeze: also takes its dims as separate arguments (`t.squeeze(0, 1)`, as transformers'
+    speculative sampling calls it); torch.squeeze takes one int or tuple."""
+    if len(dims) > 1:
+        if kwargs:
+            raise TypeError("squeeze() received an invalid combination of arguments")
+        return squeeze(self, dims)
+    return squeeze(self, *dims, **kwargs)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
