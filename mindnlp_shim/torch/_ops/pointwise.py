@@ -807,6 +807,10 @@ def clamp(input, min=None, max=None, *, out=None):
             _dtype.check_fits(bound, dt, narrow_floats=True)
     if input._dtype in _SCALAR_SAFE_FLOATS and not isinstance(min, TensorPy) and not isinstance(max, TensorPy):
         # the common case: float32-exact bounds, no promotion (torch: NaN stays NaN, with a zero gradient)
+        rounding = input._dtype if input._dtype in _HALF else \
+            mindspore.bfloat16 if _dtype.BFLOAT16_IN_FLOAT32.active else None  # (bf16 computes in float32)
+        if rounding is not None:
+            min, max = _bound_in(min, rounding), _bound_in(max, rounding)
         out = _nan_passing(lambda x: ops.clamp(x, min, max), input, "zero")
         zero = _ROUNDS_TO_ZERO[input._dtype]
         return _zeros_kept(out, input) if min is not None and -zero <= min <= zero or \
@@ -824,6 +828,14 @@ def _zeros_kept(clamped, input):
     """torch's clamp keeps an input equal to a bound, MindSpore's answers the bound: they differ only where both
     are zeros of opposite signs (-0.0 clamped at min=0.0 stays -0.0 in torch)."""
     return ops.where(ops.logical_and(ops.equal(clamped, 0), ops.equal(input, 0)), input, clamped)
+
+
+def _bound_in(bound, dtype):
+    """A Python bound rounded to the half dtype of the input, as torch compares it: the gradient passes where the
+    input equals the rounded bound (bf16 -0.30078125 clamped at min=-0.3 keeps its gradient)."""
+    if bound is None or bound != bound:  # (None, or NaN: nothing to round)
+        return bound
+    return float(Tensor(bound, dtype).astype(mindspore.float32).asnumpy())
 
 
 def _real_bound(bound):
