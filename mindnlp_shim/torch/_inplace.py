@@ -148,6 +148,14 @@ def _recorded_write_into_leaf(tensor, value, is_view, check_overlap):
                 "index assignment (`buf[:2] = h`)")
         _view_replay.write(tensor, root, value, chain)
         return
+    if _autograd_views.other_untracked_views_alive(tensor, ()):
+        # torch replays the write on the views too (each view's history becomes the base's new one); the shim
+        # does not know them from here, and leaving them behind would give them no gradient without an error
+        raise NotImplementedError(
+            "an in-place write of a value that requires grad into a tensor outside the autograd graph while views "
+            "of it (taken outside autograd) are alive is not supported by mindnlp-shim on MindSpore: torch would "
+            "give those views the write's history, which the shim cannot reach. Take the views after the write, "
+            "or write out of place (`buf = buf + h`)")
     if ON_CPU and (detached or _autograd_views.made_as_view(tensor)):
         # a view whose bases are gone, or `.data` of a tensor outside the graph (torch's .data is no view): only this
         # tensor records the write. MindSpore's in-place op would record it on the MindSpore base instead (its
