@@ -300,10 +300,36 @@ def logaddexp2(input, other):
     return _log_add(input, other, pw.exp2, lambda t: pw.div(pw.log1p(t), math.log(2)))
 
 
+class _CopySign(Function):
+    """|input| with the sign bits of `negative`, computed on the host; torch's gradient, grad * result / input
+    (zero where input is zero, NaN where it is NaN or infinite), where abs's derivative would differ."""
+
+    @staticmethod
+    def forward(ctx, input, negative):
+        a = input.asnumpy()
+        out = np.where(negative, -np.abs(a), np.abs(a))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ctx.ratio = Tensor(np.where(a == 0, 0, out / np.where(a == 0, 1, a)).astype(a.dtype))
+        return Tensor(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ops.mul(grad, ctx.ratio), None
+
+
 @_floating_op
 def copysign(input, other):
-    negative = Tensor(np.signbit(other.asnumpy()))
-    return pw.where(negative, pw.neg(pw.abs(input)), pw.abs(input))
+    negative = np.broadcast_to(np.signbit(other.asnumpy()), np.broadcast_shapes(input.shape, other.shape))
+    a = input if tuple(input.shape) == negative.shape else pw.mul(input, Tensor(np.ones(negative.shape),
+                                                                                  input.dtype))
+    out = _CopySign.apply(a, negative) if a.requires_grad and _ms.grad_enabled() else \
+        Tensor(np.where(negative, -np.abs(a.asnumpy()), np.abs(a.asnumpy())))
+    if isinstance(other, Tensor) and other.requires_grad and _ms.grad_enabled():
+        # torch's result is in the graph of `other` too, with a zero gradient (other gets zeros, not None): a
+        # `where` on an all-false mask connects it without touching a value (a product by 0 would make NaN)
+        never = _ms.zeros(tuple(out.shape), mindspore.bool_)
+        out = ops.where(never, ops.cast(other, out.dtype), out)
+    return out
 
 
 @_floating_op
