@@ -700,6 +700,11 @@ def meshgrid(*tensors, indexing="ij"):
     return tuple(ops.meshgrid(*tensors, indexing=indexing))
 
 
+# views built on other views (basic indexing, narrow, select, split, expand): those compute bfloat16 themselves,
+# keeping the result a view of the input's memory (`_backend.bf16_view`)
+for _view in (narrow, select, chunk, unbind, tensor_split, broadcast_to, broadcast_tensors):
+    _view.__wrapped_for_bf16__ = True
+
 from ._util import accept_numpy_names  # noqa: E402
 from .. import _backend as _backend_table  # noqa: E402
 
