@@ -107,13 +107,13 @@ def view_as_dtype(input, dtype):
 
     if input.dtype in _float8.FLOAT8 or dtype in _float8.FLOAT8:
         return _float8_view(input, dtype)
-    bfloat16 = mindspore.bfloat16 in (input.dtype, dtype)  # (no NumPy type to read it as)
-    if ON_CPU and not bfloat16 and input.is_contiguous():
-        # the same memory read as `dtype`: writes through either show in the other, as torch's view
+    if ON_CPU and input.is_contiguous():
+        # the same memory read as `dtype`: writes through either show in the other, as torch's view (bfloat16
+        # through its NumPy type from ml_dtypes, which `host_view` lays out)
         return Tensor.from_numpy(host_view(input).view(_dtype.to_numpy_dtype(dtype)))
-    if ON_CPU and not bfloat16 and 0 not in input._shape:
+    if ON_CPU and 0 not in input._shape:
         return _strided_view_as_dtype(input, dtype, old, new, names)
-    # a copy of the bytes read as `dtype` (bfloat16: MindSpore cannot alias those)
+    # other targets, and an empty tensor (no memory to share): a copy of the bytes read as `dtype`
     arr = np.ascontiguousarray(input.asnumpy())
     return Tensor.from_numpy(arr.view(_dtype.to_numpy_dtype(dtype)))
 
