@@ -12,6 +12,7 @@ import mindspore
 from mindspore import ops
 
 from . import _dtype, _float8
+from .. import _mindspore as _ms
 from ._runtime import DEVICE_TARGET
 
 Tensor = mindspore.Tensor
@@ -33,6 +34,12 @@ NATIVE_BF16 = {
         "layer_norm",  # computes low-precision input in float32 itself and returns the input's dtype, as torch
     }),
 }
+
+
+# torch view ops that are computed in float32 for bf16 only inside autograd, and keep sharing memory (`bf16_view`).
+# The view ops built on them (narrow, select, chunk, unbind, tensor_split, expand_as, broadcast_to, ...) and basic
+# indexing are marked in their modules as computing bf16 themselves.
+BF16_VIEWS = frozenset({"expand", "diagonal", "split", "split_with_sizes"})
 
 
 def _has_bf16(values, dtypes=frozenset({BF16})):
@@ -163,6 +170,46 @@ def for_target(fn, name):
     return fn if native is None or name in native else upcast_bf16(fn)
 
 
+def view_for_target(fn, name, *, is_view=None, registers=False):
+    """`fn`, a torch view op (its result shares its input's memory), as this target runs it; see `bf16_view`.
+    `is_view(input, *args)`, where given, tells the calls that make a view from those that copy (indexing:
+    basic items make a view, index tensors a copy, which is computed in float32 as any other op)."""
+    native = NATIVE_BF16.get(DEVICE_TARGET)
+    return fn if native is None or name in native else bf16_view(fn, is_view=is_view, registers=registers)
+
+
+def bf16_view(fn, *, is_view=None, registers=False):
+    """A view op for bf16 inputs on a target without bf16 kernels for its backward (CPU: StridedSliceGrad,
+    BroadcastTo's ReduceSum, Gather). Computing it in float32 as other ops are would return a copy, so a write
+    through the result, or into the input, would no longer reach the other: torch's aliasing silently lost.
+    Outside autograd the op runs on the bf16 input itself (MindSpore's views move no data, so no kernel is
+    needed); inside autograd the result is computed in float32 for its gradient and then reads the memory of the
+    same view of the input (the node kept, as `_getitem_stepped` does), so it is a view as torch's is and
+    writes through it are replayed on the input (`_view_replay`). `registers`: the result is tracked as a view of
+    the input here (for callers that do not do it themselves)."""
+    upcast = upcast_bf16(fn)
+
+    @functools.wraps(fn)
+    def op(input, *args, **kwargs):
+        if type(input) is not Tensor or input._dtype is not BF16 or (is_view is not None and not is_view(input, *args)):
+            return upcast(input, *args, **kwargs)  # (its fast path returns `fn`'s answer for other dtypes)
+        if not ((input._requires_grad or not input._is_leaf) and _ms.grad_enabled()):
+            return fn(input, *args, **kwargs)
+        out = upcast(input, *args, **kwargs)  # the node
+        memory = fn(ops.stop_gradient(input), *args, **kwargs)  # the view's memory, off the tape
+        from . import _autograd_views, _inplace
+
+        for part, view in zip(out, memory) if type(out) is tuple else ((out, memory),):
+            if 0 not in part._shape:
+                _inplace.swap_storage_only(part, view)
+                if registers:
+                    _autograd_views.register(input, part)
+        return out
+
+    op.__wrapped_for_bf16__ = True
+    return op
+
+
 def adapt_module(namespace, module_name):
     """Wrap, in `namespace` (a module's globals), each public op defined in that module that lacks a native
     bf16 kernel on this target; then make the ops torch's autocast lists name autocast-aware (outermost)."""
@@ -179,4 +226,4 @@ def _upcast_bf16_ops(namespace, module_name, native):
         if (name.startswith("_") or name in native or not callable(value) or isinstance(value, type)
                 or getattr(value, "__module__", None) != module_name or getattr(value, "__wrapped_for_bf16__", False)):
             continue
-        namespace[name] = upcast_bf16(value)
+        namespace[name] = bf16_view(value) if name in BF16_VIEWS else upcast_bf16(value)

@@ -91,10 +91,19 @@ OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-
 
 def write(tensor, value, check_overlap=True):
     """Write `value` (a NumPy array or scalar of `tensor`'s dtype, broadcastable to its shape) into `tensor`'s
-    storage; every alias sees it. Overlap between `value` and `tensor` is safe (NumPy buffers it)."""
-    if check_overlap and has_internal_overlap(tensor):
-        raise RuntimeError(OVERLAP_MESSAGE)
-    np.copyto(host_view(tensor), value, casting="unsafe")
+    storage; every alias sees it. Overlap between `value` and `tensor` is safe (NumPy buffers it).
+    `check_overlap=False` (the fills torch allows into a tensor whose elements share memory, `value` being the
+    filled result): only the elements the fill changed are written, so that an element it left alone cannot
+    overwrite, with the old value, one it filled at the same location (torch writes the selected elements only)."""
+    if has_internal_overlap(tensor):
+        if check_overlap:
+            raise RuntimeError(OVERLAP_MESSAGE)
+        target = host_view(tensor)
+        new = np.broadcast_to(np.asarray(value).astype(target.dtype, casting="unsafe"), target.shape)
+        changed = (new != target) & ~((new != new) & (target != target))  # (NaN for NaN is no change)
+        np.copyto(target, new, where=changed)
+    else:
+        np.copyto(host_view(tensor), value, casting="unsafe")
     count_write(tensor)
 
 

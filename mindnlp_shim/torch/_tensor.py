@@ -926,10 +926,19 @@ def _empty_on_graph(self, out):
     return ops.add(_ms.zeros(tuple(out.shape), out.dtype), anchor)
 
 
+def _basic_items(self, items):
+    """Whether every index item is basic (an integer, slice, None or Ellipsis): the result is a view."""
+    for item in items:
+        if not (type(item) in (int, slice) or item is None or item is Ellipsis or isinstance(item, np.integer)):
+            return False
+    return True
+
+
 # Advanced indexing (GatherNd, nonzero) has no bf16 CPU kernel, nor has the backward of basic indexing
 # (StridedSliceGrad, UnsortedSegmentSum): the backend table decides per target whether bf16 goes via float32.
-_getitem_general = _backend.for_target(_getitem_general, "__getitem__")
-_ms_getitem_tracked = _backend.for_target(_ms_getitem, "__getitem__")
+# Basic indexing stays a view of the bf16 tensor's memory there all the same (`_backend.bf16_view`).
+_getitem_general = _backend.view_for_target(_getitem_general, "__getitem__", is_view=_basic_items, registers=True)
+_ms_getitem_tracked = _backend.view_for_target(_ms_getitem, "__getitem__")
 
 _ms_setitem = Tensor.__setitem__
 

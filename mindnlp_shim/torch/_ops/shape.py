@@ -107,13 +107,13 @@ def view_as_dtype(input, dtype):
 
     if input.dtype in _float8.FLOAT8 or dtype in _float8.FLOAT8:
         return _float8_view(input, dtype)
-    bfloat16 = mindspore.bfloat16 in (input.dtype, dtype)  # (no NumPy type to read it as)
-    if ON_CPU and not bfloat16 and input.is_contiguous():
-        # the same memory read as `dtype`: writes through either show in the other, as torch's view
+    if ON_CPU and input.is_contiguous():
+        # the same memory read as `dtype`: writes through either show in the other, as torch's view (bfloat16
+        # through its NumPy type from ml_dtypes, which `host_view` lays out)
         return Tensor.from_numpy(host_view(input).view(_dtype.to_numpy_dtype(dtype)))
-    if ON_CPU and not bfloat16 and 0 not in input._shape:
+    if ON_CPU and 0 not in input._shape:
         return _strided_view_as_dtype(input, dtype, old, new, names)
-    # a copy of the bytes read as `dtype` (bfloat16: MindSpore cannot alias those)
+    # other targets, and an empty tensor (no memory to share): a copy of the bytes read as `dtype`
     arr = np.ascontiguousarray(input.asnumpy())
     return Tensor.from_numpy(arr.view(_dtype.to_numpy_dtype(dtype)))
 
@@ -712,6 +712,11 @@ def meshgrid(*tensors, indexing="ij"):
         tensors = tuple(tensors[0])
     return tuple(ops.meshgrid(*tensors, indexing=indexing))
 
+
+# views built on other views (basic indexing, narrow, select, split, expand): those compute bfloat16 themselves,
+# keeping the result a view of the input's memory (`_backend.bf16_view`)
+for _view in (narrow, select, chunk, unbind, tensor_split, broadcast_to, broadcast_tensors):
+    _view.__wrapped_for_bf16__ = True
 
 from ._util import accept_numpy_names  # noqa: E402
 from .. import _backend as _backend_table  # noqa: E402

@@ -105,7 +105,9 @@ def as_strided(input, size, stride, storage_offset=None):
     if not inside.all():
         out = ops.mul(out, Tensor(inside.reshape(size)).astype(out.dtype))
     _inplace.swap_storage_only(out, view)  # the gather's node, the view's memory
-    _autograd_views.register(input, out)
+    # made again after a write outside the graph (`_autograd_views.refresh`): MindSpore regenerates the node of
+    # this AsStrided memory then, whose backward gives zeros (float32) or fails (bfloat16's index kernel)
+    _autograd_views.register(input, out, remake=lambda source: as_strided(source, size, stride, offset))
     return out
 
 
