@@ -49,6 +49,27 @@ def run_torch_json(code, **kwargs):
     return json.loads(lines[-1])
 
 
+def scenario_answers(scenario, cases, timeout=600):
+    """Real torch's answers to `cases`: `scenario` (source defining `run(torch, case)`) run on each in one oracle
+    process; the cases travel in a temporary JSON file (a long list does not fit a command line)."""
+    require_torch()
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+        json.dump(cases, fh)
+    try:
+        code = scenario + ("\nimport json, torch\ncases = json.load(open(%r))\n"
+                           "print(json.dumps([run(torch, c) for c in cases]))" % fh.name)
+        return run_torch_json(code, timeout=timeout)
+    finally:
+        os.unlink(fh.name)
+
+
+def scenario_answer(scenario, module, case):
+    """The shim's answer to `case`: `scenario`'s `run(module, case)`, through JSON as the oracle's answers come."""
+    namespace = {}
+    exec(scenario, namespace)
+    return json.loads(json.dumps(namespace["run"](module, case)))
+
+
 @functools.lru_cache(maxsize=None)
 def torch_version():
     """The oracle's torch version, or None when real torch cannot be imported there."""

@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 
-from oracle import require_torch, run_torch_json  # noqa: E402
+from oracle import require_torch, run_torch_json, scenario_answer, scenario_answers  # noqa: E402
 
 # Runs unchanged under the shim (torch = mindnlp_shim.torch) and under real torch.
 SCENARIO = r'''
@@ -160,10 +160,7 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def torch_answers():
-    require_torch()
-    code = SCENARIO + "\nimport json, torch\ncases = json.loads(%r)\nprint(json.dumps([run(torch, c) for c in cases]))" \
-        % json.dumps(CASES)
-    return run_torch_json(code, timeout=600)
+    return scenario_answers(SCENARIO, CASES)
 
 
 def _close(a, b):
@@ -190,10 +187,7 @@ def _same(ours, theirs):
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{c['module']}-{c['hooks']}" for c in CASES])
 def test_hook_arguments_order_replacements_and_grads_match_torch(torch_answers, index):
-    namespace = {}
-    exec(SCENARIO, namespace)
-    ours = namespace["run"](torch, CASES[index])
-    _same(json.loads(json.dumps(ours)), torch_answers[index])
+    _same(scenario_answer(SCENARIO, torch, CASES[index]), torch_answers[index])
 
 
 def test_table_calls_hooks():

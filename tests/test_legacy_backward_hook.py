@@ -2,7 +2,6 @@
 grad_output, the gradients after a hook returns replacements, torch's FutureWarning and errors, compared with
 real torch on a generated table of Linear, activation, Sequential cases; modules whose last torch node the shim
 does not reproduce refuse with NotImplementedError."""
-import json
 import os
 import random
 
@@ -13,7 +12,7 @@ import pytest  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 
-from oracle import require_torch, run_torch_json  # noqa: E402
+from oracle import scenario_answer, scenario_answers  # noqa: E402
 
 # Runs unchanged under the shim (torch = mindnlp_shim.torch) and under real torch.
 SCENARIO = r'''
@@ -100,10 +99,7 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def torch_answers():
-    require_torch()
-    code = SCENARIO + "\nimport json, torch\ncases = json.loads(%r)\nprint(json.dumps([run(torch, c) for c in cases]))" \
-        % json.dumps(CASES)
-    return run_torch_json(code, timeout=600)
+    return scenario_answers(SCENARIO, CASES)
 
 
 def _close(a, b):
@@ -129,10 +125,7 @@ def _same(ours, theirs):
 
 @pytest.mark.parametrize("index", range(len(CASES)))
 def test_hook_arguments_replacements_and_warnings_match_torch(torch_answers, index):
-    namespace = {}
-    exec(SCENARIO, namespace)
-    ours = namespace["run"](torch, CASES[index])
-    _same(json.loads(json.dumps(ours)), torch_answers[index])
+    _same(scenario_answer(SCENARIO, torch, CASES[index]), torch_answers[index])
 
 
 def test_handle_removes_the_hook_and_mixing_with_full_hooks_is_refused():

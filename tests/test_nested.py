@@ -1,7 +1,6 @@
 """torch.nested (strided nested tensors, partially) against real torch: construction from lists and tensors,
 is_nested/dtype/dim/numel/size(dim)/unbind, to_padded_tensor with paddings and output sizes, printing and
 torch's errors, on hypothesis-drawn component shapes; every other op raises NotImplementedError naming it."""
-import json
 import os
 import warnings
 
@@ -12,7 +11,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 
-from oracle import drawn_cases, require_torch, run_torch_json  # noqa: E402
+from oracle import drawn_cases, scenario_answer, scenario_answers  # noqa: E402
 
 # Runs unchanged under the shim and under real torch.
 SCENARIO = r'''
@@ -77,17 +76,12 @@ CASES = drawn_cases(_case(), 80)
 
 @pytest.fixture(scope="module")
 def torch_answers():
-    require_torch()
-    code = SCENARIO + ("\nimport json, torch\ncases = json.loads(%r)\nprint(json.dumps([run(torch, c) for c in cases]))"
-                       % json.dumps(CASES))
-    return run_torch_json(code, timeout=600)
+    return scenario_answers(SCENARIO, CASES)
 
 
 @pytest.mark.parametrize("index", range(len(CASES)))
 def test_nested_tensors_match_torch(torch_answers, index):
-    namespace = {}
-    exec(SCENARIO, namespace)
-    ours = json.loads(json.dumps(namespace["run"](torch, CASES[index])))
+    ours = scenario_answer(SCENARIO, torch, CASES[index])
     theirs = torch_answers[index]
     for key, answer in theirs.items():  # torch's internal assertions (0-d components): the error type only
         if isinstance(answer, list) and answer[:1] == ["error"] and "INTERNAL ASSERT" in answer[2]:

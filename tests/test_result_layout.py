@@ -9,7 +9,6 @@ shim, and the result's strides (those of dims longer than 1: a size-1 dim addres
 operands' gradients must be torch's. In-place ops on such results, writes into them and out= are compared the
 same way. Inside the autograd graph (an operand with a history) the shim's results stay row-major, by design:
 the last tests pin that down."""
-import json
 import os
 
 os.environ.setdefault("GLOG_v", "3")
@@ -19,7 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 
-from oracle import drawn_cases, require_torch, run_torch_json  # noqa: E402
+from oracle import drawn_cases, scenario_answer, scenario_answers  # noqa: E402
 
 # Each op: an expression (or statements setting `r`) over operands `a` and `b`, positive values in [0.5, 2).
 OPS = {
@@ -192,13 +191,8 @@ CASES = [_with_op(operands, _OP_NAMES[i % len(_OP_NAMES)])  # (each op on 6 diff
 
 
 @pytest.fixture(scope="module")
-def torch_answers(tmp_path_factory):
-    require_torch()
-    cases = tmp_path_factory.mktemp("layout") / "cases.json"  # (too long for a command line)
-    cases.write_text(json.dumps(CASES))
-    code = SCENARIO + ("\nimport json, torch\ncases = json.load(open(%r))\nprint(json.dumps([run(torch, c) for c in cases]))"
-                       % str(cases))
-    return run_torch_json(code, timeout=900)
+def torch_answers():
+    return scenario_answers(SCENARIO, CASES, timeout=900)
 
 
 def _close(ours, theirs, dtype):
@@ -217,9 +211,7 @@ def _close(ours, theirs, dtype):
 @pytest.mark.parametrize("index", range(len(CASES)))
 def test_result_layout_matches_torch(torch_answers, index):
     case = CASES[index]
-    namespace = {}
-    exec(SCENARIO, namespace)
-    ours = json.loads(json.dumps(namespace["run"](torch, case)))
+    ours = scenario_answer(SCENARIO, torch, case)
     theirs = torch_answers[index]
     assert ours.keys() == theirs.keys(), (case, ours, theirs)
     if "error" in theirs:

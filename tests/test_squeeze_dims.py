@@ -2,7 +2,6 @@
 shapes and dim lists: the method takes the dims as separate arguments (`t.squeeze(0, 1)`, as transformers'
 speculative sampling in assisted decoding calls it) or as a tuple, the function only as one int or tuple; repeated
 dims are torch's RuntimeError, dims out of range its IndexError."""
-import json
 import os
 
 os.environ.setdefault("GLOG_v", "3")
@@ -12,7 +11,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 
-from oracle import drawn_cases, require_torch, run_torch_json  # noqa: E402
+from oracle import drawn_cases, scenario_answer, scenario_answers  # noqa: E402
 
 # Runs unchanged under the shim and under real torch.
 SCENARIO = r'''
@@ -52,17 +51,12 @@ CASES = drawn_cases(_case(), 60)
 
 @pytest.fixture(scope="module")
 def torch_answers():
-    require_torch()
-    code = SCENARIO + ("\nimport json, torch\ncases = json.loads(%r)\nprint(json.dumps([run(torch, c) for c in cases]))"
-                       % json.dumps(CASES))
-    return run_torch_json(code, timeout=600)
+    return scenario_answers(SCENARIO, CASES)
 
 
 @pytest.mark.parametrize("index", range(len(CASES)))
 def test_squeeze_with_several_dims_matches_torch(torch_answers, index):
-    namespace = {}
-    exec(SCENARIO, namespace)
-    ours = json.loads(json.dumps(namespace["run"](torch, CASES[index])))
+    ours = scenario_answer(SCENARIO, torch, CASES[index])
     assert ours == torch_answers[index], CASES[index]
 
 
