@@ -26,7 +26,8 @@ def _grads(T, logits, labels, weights, kind):
     return x.grad.numpy()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31 - 1), rows=st.integers(1, 8), classes=st.integers(2, 40),
        scale=st.sampled_from([0.1, 1.0, 10.0]), kind=st.sampled_from(["cross_entropy", "log_softmax"]))
 def test_log_softmax_gradient_matches_torch(seed, rows, classes, scale, kind):
@@ -35,6 +36,10 @@ def test_log_softmax_gradient_matches_torch(seed, rows, classes, scale, kind):
     labels = rng.integers(0, classes, rows)
     weights = rng.standard_normal((rows, classes)).astype(np.float32)
     ours, theirs = _grads(mt, logits, labels, weights, kind), _grads(rt, logits, labels, weights, kind)
-    np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=1e-7 * np.abs(theirs).max())
+    # each entry is g - softmax * sum(g): where the two terms cancel (a confident row's label entry, p - 1), one
+    # float32 ulp of softmax (torch's exp is itself ~1 ulp off) is all the difference, so the absolute tolerance is
+    # one ulp of the terms: 2^-23 times the row's sum of |g| (g: the one-hot / rows, or the weights)
+    incoming = np.full(rows, 1.0 / rows) if kind == "cross_entropy" else np.abs(weights).sum(axis=1)
+    np.testing.assert_allclose(ours, theirs, rtol=2e-6, atol=2.0 ** -23 * incoming.max())
     if kind == "cross_entropy":  # each row of softmax - onehot sums to 0: what a shared bias receives
         assert np.abs(ours.sum(axis=1)).max() <= max(4 * np.abs(theirs.sum(axis=1)).max(), 2e-7)
