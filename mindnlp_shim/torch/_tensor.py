@@ -893,6 +893,11 @@ def _getitem_general(self, items):
     if stepped and basic and tracked:
         return _getitem_stepped(self, expanded)
     out = _ms_getitem(self, expanded[0] if len(expanded) == 1 else tuple(expanded))
+    if not basic and getattr(out, "parent_tensor_", None) is not None:
+        # a copy, as torch's advanced indexing gives; MindSpore still names self its parent, and an in-place write
+        # into it (`x[idx] += v` writes into the gathered x[idx] first) would then go to MindSpore's view machinery
+        # and break its graph ("The pointer[tensor->storage_info()] is null")
+        out.parent_tensor_ = None
     if tracked and numel(out) == 0:
         out = _empty_on_graph(self, out)
     elif basic and not tracked:
