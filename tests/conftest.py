@@ -8,6 +8,14 @@ import pytest
 
 os.environ.setdefault("GLOG_v", "3")  # before anything imports MindSpore
 
+from hypothesis import settings  # noqa: E402
+
+# Tests compare drawn cases with real torch: the same cases on every run, so that a run cannot pass or fail by the
+# luck of the draw and a failure reproduces (HYPOTHESIS_PROFILE=explore draws new cases, to look for more)
+settings.register_profile("derandomized", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)

@@ -107,7 +107,7 @@ KNOWN = [
           "torch returns; the shim raises RuntimeError: result type Long can't be cast to the desired output type Bool"),
     Known(['Tensor.diff', 'torch.diff'], '0d', ['exception-type'],
           'torch raises RuntimeError: diff expects input to be at least one-dimensional; the shim IndexError: tuple index out of range'),
-    Known(['Tensor.squeeze', 'Tensor.std', 'Tensor.var', 'torch.squeeze', 'torch.std', 'torch.std_mean', 'torch.var', 'torch.var_mean'], 'always', ['raises'],
+    Known(['Tensor.std', 'Tensor.var', 'torch.std', 'torch.std_mean', 'torch.var', 'torch.var_mean'], 'always', ['raises'],
           "torch returns; the shim raises ValueError: For primitive[UnsortedSegmentSum], the num_segments's value must be greater than 0, but got 0."),
     Known(['Tensor.fmax', 'torch.fmax'], 'bfloat16', ['no-raise'],
           "torch raises TypeError: fmax(): argument 'other' (position 1) must be Tensor, not float; the shim returns"),
