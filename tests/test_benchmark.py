@@ -7,13 +7,12 @@ import os
 os.environ.setdefault("GLOG_v", "3")
 
 import pytest  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import mindnlp_shim.torch as torch  # noqa: E402
 from mindnlp_shim.torch.utils import benchmark  # noqa: E402
 
-from oracle import require_torch, run_torch_json  # noqa: E402
+from oracle import drawn_cases, require_torch, run_torch_json  # noqa: E402
 
 # Runs unchanged with either torch's benchmark module or the shim's.
 SCENARIO = r'''
@@ -54,20 +53,8 @@ def _case(draw):
     return {"number": draw(st.sampled_from([1, 3, 10, 100, 1000])), "raw": raw, "spec": spec}
 
 
-def _drawn(count, strategy):
-    drawn = []
-
-    @settings(max_examples=count, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(value):
-        drawn.append(value)
-
-    collect()
-    return drawn
-
-
-CASES = _drawn(150, st.composite(_case)())
-GROUPS = _drawn(40, st.lists(st.composite(_case)(), min_size=1, max_size=6))
+CASES = drawn_cases(st.composite(_case)(), 150)
+GROUPS = drawn_cases(st.lists(st.composite(_case)(), min_size=1, max_size=6), 40)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,6 @@
 """Elementwise ops: arithmetic, comparisons, logical, math functions, activations used as torch.* functions."""
+import functools
+
 import mindspore
 import numpy as np
 from mindspore import ops
@@ -835,7 +837,13 @@ def _bound_in(bound, dtype):
     input equals the rounded bound (bf16 -0.30078125 clamped at min=-0.3 keeps its gradient)."""
     if bound is None or bound != bound:  # (None, or NaN: nothing to round)
         return bound
-    return float(Tensor(bound, dtype).astype(mindspore.float32).asnumpy())
+    return _rounded(bound, dtype)
+
+
+@functools.lru_cache(maxsize=256)
+def _rounded(number, dtype):
+    """`number` rounded to `dtype` on the host (a model's clamp bounds repeat: no tensor is made per call)."""
+    return float(np.asarray(number, _dtype.to_numpy_dtype(dtype)))
 
 
 def _real_bound(bound):
