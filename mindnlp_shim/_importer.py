@@ -40,6 +40,70 @@ class _AliasLoader(importlib.abc.Loader):
                 sys.modules.setdefault(TORCH + name[len(SHIM):], submodule)
 
 
+def adopt_torch_names(module):
+    """The classes a loaded shim module defines say torch's module (`<class 'torch.nn.modules.rnn.LSTM'>`,
+    torch.typename, warnings that name a class), as under torch. Names of functions stay: the shim's own op
+    registries select functions by module. (sys.modules gets the module's torch name from install_hook or from
+    the import of that name: registering it here, while `import torch.<sub>` is finding the module, would make
+    importlib load the file a second time.)"""
+    if module.__name__ != SHIM and not module.__name__.startswith(SHIM + "."):
+        return
+    torch_name = TORCH + module.__name__[len(SHIM):]
+    pending = [value for value in vars(module).values() if isinstance(value, type)]
+    while pending:
+        cls = pending.pop()
+        if cls.__dict__.get("__module__") != module.__name__:
+            continue  # imported from elsewhere, or already renamed
+        try:
+            cls.__module__ = _public_module(cls, torch_name)
+        except TypeError:
+            continue  # a static (C) type
+        pending.extend(value for value in vars(cls).values() if isinstance(value, type))
+    if hasattr(module, "__path__"):
+        _adopt_exports(module, torch_name)
+
+
+def _adopt_exports(package, torch_name):
+    """A package loads its private submodules before it exports their classes: once it has, those classes say
+    the package (torch.distributed._stores.DistError is torch.distributed.DistError)."""
+    private = torch_name + "._"
+    for name, value in list(vars(package).items()):
+        if isinstance(value, type) and value.__name__ == name and "." not in value.__qualname__ and \
+                value.__module__.startswith(private) and "." not in value.__module__[len(private):]:
+            value.__module__ = torch_name
+
+
+def _public_module(cls, torch_name):
+    """A class of a private module (torch._device) that its public package exports under its own name says
+    that package (torch.device), as torch's classes do."""
+    parts = torch_name.split(".")
+    private = next((i for i, part in enumerate(parts) if part.startswith("_")), None)
+    if private is None:
+        return torch_name
+    package = sys.modules.get(".".join([SHIM] + parts[1:private]))
+    if "." not in cls.__qualname__ and getattr(package, cls.__name__, None) is cls:
+        return ".".join(parts[:private])
+    return torch_name
+
+
+class _AdoptingLoader(importlib.abc.Loader):
+    """Loads a shim submodule imported after the shim package itself (lazily, by its shim name) and then
+    gives it its torch name (adopt_torch_names)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        adopt_torch_names(module)
+
+    def __getattr__(self, name):  # get_source, get_filename, is_package ... of the file loader
+        return getattr(self._loader, name)
+
+
 class _TorchDistribution(importlib.metadata.Distribution):
     """Metadata of the `torch` distribution as implemented by the shim."""
 
@@ -60,6 +124,11 @@ class _TorchDistribution(importlib.metadata.Distribution):
 
 class TorchRedirectFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
+        if fullname.startswith(SHIM + ".") and _shim_loaded:
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _AdoptingLoader(spec.loader)
+            return spec
         if fullname != TORCH and not fullname.startswith(TORCH + "."):
             return None
         shim_name = SHIM + fullname[len(TORCH):]
@@ -81,6 +150,9 @@ class TorchRedirectFinder(importlib.abc.MetaPathFinder):
 
 
 _finder = None
+# set once the shim package has finished importing: renaming its classes earlier would hide them from the
+# package's own export steps, which select what a module defines by `__module__`
+_shim_loaded = False
 
 
 def is_hook_installed():
@@ -88,7 +160,7 @@ def is_hook_installed():
 
 
 def install_hook():
-    global _finder
+    global _finder, _shim_loaded
     if is_hook_installed():
         return
     _import_order.check()
@@ -102,8 +174,10 @@ def install_hook():
 
     sys.modules[TORCH] = shim_torch
     for name, module in list(sys.modules.items()):
-        if name.startswith(SHIM + "."):
+        if name == SHIM or name.startswith(SHIM + "."):
             sys.modules.setdefault(TORCH + name[len(SHIM):], module)
+            adopt_torch_names(module)
+    _shim_loaded = True
     from . import patches
 
     patches.apply_all()

@@ -131,6 +131,32 @@ saved_tensors_slot = _c.FunctionBase.saved_tensors
 # (torch/autograd/_function_saves.py).
 FUNCTION_SAVES_TRACKED = VERSION >= (2, 7, 2)
 
+# Saved-tensor hooks (2.7.2+): MindSpore calls them for each tensor its autograd saves, built-in ops and custom
+# Functions alike; 2.7.1 has none. A custom Function's saves are packed in `_Function.apply` (its frame is the
+# hook's caller), after the forward.
+_SAVED_TENSORS_HOOKS = getattr(mindspore, "saved_tensors_hooks", None)
+HAS_SAVED_TENSORS_HOOKS = _SAVED_TENSORS_HOOKS is not None
+
+
+def saved_tensors_hooks(pack_hook, unpack_hook):
+    """MindSpore's context manager that runs `pack_hook` on each tensor saved for the backward inside it and
+    `unpack_hook` on the packed value when the backward reads it."""
+    if _SAVED_TENSORS_HOOKS is None:
+        raise NotImplementedError(f"torch.autograd.graph.saved_tensors_hooks is not supported on MindSpore "
+                                  f"{VERSION_TEXT}: its autograd has saved-tensor hooks from 2.7.2 on")
+    return _SAVED_TENSORS_HOOKS(pack_hook, unpack_hook)
+
+
+def custom_function_packing(depth):
+    """The custom Function class whose `save_for_backward` tensor is being packed, when the frame `depth` levels
+    above the caller is MindSpore's custom-Function apply; None for a built-in op's save."""
+    import sys
+
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") != _grad_function.__name__:
+        return None
+    return frame.f_locals.get("cls")
+
 
 def node_input_dtype(node):
     """The dtype an autograd node recorded for its (first) input, or None where the release does not say (2.8's

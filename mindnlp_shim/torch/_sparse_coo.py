@@ -18,11 +18,12 @@ import numpy as np
 
 import mindspore
 
+from . import _running_api
 from ._tensor import sparse_coo
 
 _SUPPORTED = ("construction, coalesce, to_dense, indices/values, t(), products with a scalar, addition to a "
               "dense tensor or a coalesced sparse one, torch.sparse.mm / mm / matmul with a dense matrix, "
-              "torch.sparse.sum")
+              "torch.sparse.sum, the elementwise functions that keep zero: abs, sin, sqrt, isnan ...")
 
 
 class SparseUnsupportedError(NotImplementedError, AttributeError):
@@ -356,13 +357,13 @@ class SparseCooTensor:
 
     def _refused(name):  # noqa: N805
         def method(self, *args, **kwargs):
-            raise unsupported(f"torch.Tensor.{name}")
+            raise unsupported(_running_api.torch_api_running() or f"torch.Tensor.{name}")
 
         method.__name__ = name
         return method
 
     for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__pow__", "__rpow__",
-                  "__floordiv__", "__rfloordiv__", "__mod__", "__rtruediv__", "__abs__", "__invert__", "__and__",
+                  "__floordiv__", "__rfloordiv__", "__mod__", "__rtruediv__", "__invert__", "__and__",
                   "__or__", "__xor__", "__float__", "__int__", "__index__", "__complex__"):
         locals()[_name] = _refused(_name)
     del _name, _refused
@@ -371,7 +372,8 @@ class SparseCooTensor:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise unsupported(f"torch.Tensor.{name}")
+        # read by a torch function's code that takes it for a dense tensor: name that function
+        raise unsupported(_running_api.torch_api_running() or f"torch.Tensor.{name}")
 
     def __repr__(self):
         torch = _torch()
@@ -675,11 +677,11 @@ def _result_type(fn):
     return result_type
 
 
-# functions that would answer from a sparse tensor's shape and dtype alone, as if it were dense: torch either
-# raises for them (fill, random draws) or coalesces first (deg2rad); here they refuse a sparse operand
+# functions that would answer from a sparse tensor's shape and dtype alone, as if it were dense: torch raises for
+# them (fill, random draws) or treats the entries otherwise (ldexp); here they refuse a sparse operand
 REFUSED = ("ones_like", "full_like", "rand_like", "randn_like", "randint_like", "fill", "bernoulli", "isreal",
-           "unique", "alias_copy", "ldexp", "deg2rad", "rad2deg", "cartesian_prod", "sym_fresh_size", "fill_",
-           "dequantize", "detach_copy")
+           "unique", "alias_copy", "ldexp", "cartesian_prod", "sym_fresh_size", "fill_", "dequantize",
+           "detach_copy")
 LIKE = ("zeros_like", "empty_like")
 
 
@@ -707,3 +709,8 @@ def install(namespace):
     for name in LIKE:
         namespace[name] = _guarded(namespace[name], name, _empty_like)
     namespace["result_type"] = _result_type(namespace["result_type"])
+    for name in ("sum", "t"):  # torch.sum(s) is the dense total, as torch.sparse.sum; torch.t(s) is s.t()
+        namespace[name] = _guarded(namespace[name], name, getattr(SparseCooTensor, name))
+    from . import _sparse_unary
+
+    _sparse_unary.install(namespace, _guarded)

@@ -18,7 +18,8 @@ class _NeverInstantiated:
 
 def placeholder_type(qualname):
     """A type no object is ever an instance of; constructing it raises NotImplementedError."""
-    return type(qualname.rsplit(".", 1)[-1], (_NeverInstantiated,), {"__qualname__": qualname})
+    module, _, name = qualname.rpartition(".")
+    return type(name, (_NeverInstantiated,), {"__qualname__": name, "__module__": module})
 
 
 def answer(value, doc):

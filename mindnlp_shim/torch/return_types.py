@@ -17,7 +17,7 @@ def return_type(name, fields):
     cls = _TYPES.get(name)
     if cls is None:
         base = collections.namedtuple(name, fields)
-        cls = type(name, (base,), {"__slots__": (), "__module__": __name__, "__qualname__": name,
+        cls = type(name, (base,), {"__slots__": (), "__module__": "torch.return_types", "__qualname__": name,
                                    "__repr__": _repr})
         _TYPES[name] = cls
     elif cls._fields != tuple(fields):

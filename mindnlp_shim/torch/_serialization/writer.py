@@ -212,14 +212,19 @@ class TensorPickler(pickle._Pickler):
         if isinstance(obj, _dtype.dtype):
             return "torch", name or _CANONICAL_DTYPE_NAMES[obj]
         module = getattr(obj, "__module__", None) or ""
-        if module != _SHIM and not module.startswith(_SHIM + "."):
+        # the shim's classes carry torch's module name once it is installed, its functions the shim's
+        for prefix in (_SHIM, "torch"):
+            if module == prefix or module.startswith(prefix + "."):
+                module = "torch" + module[len(prefix):]
+                break
+        else:
             return None
         qualname = name or getattr(obj, "__qualname__", None) or obj.__name__
         # prefer the public name (torch.device) over the defining module (torch._device.device)
         top = sys.modules.get(_SHIM)
         if top is not None and getattr(top, qualname, None) is obj:
             return "torch", qualname
-        return "torch" + module[len(_SHIM):], qualname
+        return module, qualname
 
 
 def pickle_with_storages(obj, protocol, legacy=False):

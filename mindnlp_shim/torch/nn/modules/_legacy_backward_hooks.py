@@ -37,6 +37,7 @@ def _unsupported(module, why):
 
 
 def _kind(module):
+    from . import activation
     from .container import Sequential
     from .linear import Linear
 
@@ -45,7 +46,7 @@ def _kind(module):
         return "linear"
     if isinstance(module, Sequential) and cls.forward is Sequential.forward and len(module):
         return "sequential"
-    if cls.__module__.startswith(__package__) and cls.__name__ in _ONE_NODE and not getattr(module, "inplace", False):
+    if cls.__name__ in _ONE_NODE and getattr(activation, cls.__name__) is cls and not getattr(module, "inplace", False):
         return "one_node"
     return None
 
