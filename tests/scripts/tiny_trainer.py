@@ -94,7 +94,15 @@ def unwrapped_optimizer(trainer):
 
 
 def qualified_name(obj):
-    return f"{type(obj).__module__}.{type(obj).__name__}"
+    """The class by the module object that defines it: under the shim that module's own name (mindnlp_shim.torch.*),
+    while the class's `__module__` says torch's."""
+    return defining_name(type(obj))
+
+
+def defining_name(cls):
+    import inspect
+
+    return f"{inspect.getmodule(cls).__name__}.{cls.__name__}"
 
 
 def params_numpy(model):

@@ -659,7 +659,7 @@ def tensorboard(output_dir):
         series[name] = [[e.step, e.value] for e in child.Scalars("pair")]
     return {"event_files": len(files), "scalars": scalars, "texts": texts,
             "losses": tt.history(trainer, "loss"), "eval_losses": tt.history(trainer, "eval_loss"),
-            "writer_class": [f"{cb._SummaryWriter.__module__}.{cb._SummaryWriter.__name__}"
+            "writer_class": [tt.defining_name(cb._SummaryWriter)
                              for cb in trainer.callback_handler.callbacks if hasattr(cb, "_SummaryWriter")],
             "callbacks": [type(cb).__name__ for cb in trainer.callback_handler.callbacks],
             "add_scalars": series, "histogram_error": histogram_error}

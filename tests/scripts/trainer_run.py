@@ -11,6 +11,7 @@ print, as the last line, a JSON report for tests/test_trainer.py.
 The data set is learnable: class 0 sentences use token ids 5..49, class 1 ids 50..94, so the loss must fall.
 """
 import argparse
+import inspect
 import json
 import os
 import shutil
@@ -79,7 +80,9 @@ def checkpoints(output_dir):
 
 def optimizer_name(trainer):
     opt = getattr(trainer.optimizer, "optimizer", trainer.optimizer)  # accelerate wraps it
-    return f"{type(opt).__module__}.{type(opt).__name__}"
+    # the module object that defines the class, named as imported (mindnlp_shim.torch.* under the shim, whose
+    # classes say torch's module in `__module__`)
+    return f"{inspect.getmodule(type(opt)).__name__}.{type(opt).__name__}"
 
 
 def run_steps(output_dir):
