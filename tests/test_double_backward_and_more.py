@@ -206,15 +206,18 @@ def test_a_leaf_reached_only_through_relus_derivative_gets_zeros():
     assert grads[1] == grads[0]
 
 
-_TRANSPOSE_BACKWARD = ("MindSpore does not record Transpose's backward for a second pass: where a transposed view "
-                      "is one factor of a product, the term through it is lost without an error")
+_TRANSPOSE_BACKWARD = ("MindSpore does not record Transpose's or Reshape's backward for a second pass: where such a "
+                      "view is one factor of a product, the term through it is lost without an error (raw "
+                      "mindspore.grad of mindspore.grad gives the same, 2.7.1 to 2.10)")
 
 
 @pytest.mark.xfail(strict=True, reason=_TRANSPOSE_BACKWARD)
-@pytest.mark.parametrize("name", ["x.t().t() * x", "x.permute(1, 0).permute(1, 0) * x"])
+@pytest.mark.parametrize("name", ["x.t().t() * x", "x.permute(1, 0).permute(1, 0) * x",
+                                  "x.reshape(4, 3).reshape(3, 4) * x"])
 def test_second_derivative_through_a_transposed_factor_matches_torch(name):
     make = {"x.t().t() * x": lambda x: x.t().t() * x,
-            "x.permute(1, 0).permute(1, 0) * x": lambda x: x.permute(1, 0).permute(1, 0) * x}[name]
+            "x.permute(1, 0).permute(1, 0) * x": lambda x: x.permute(1, 0).permute(1, 0) * x,
+            "x.reshape(4, 3).reshape(3, 4) * x": lambda x: x.reshape(4, 3).reshape(3, 4) * x}[name]
     answers = []
     for T in (rt, mt):
         x = T.tensor(np.linspace(-1.0, 1.0, 12).reshape(3, 4), dtype=T.float32, requires_grad=True)
