@@ -157,16 +157,6 @@ def test_ecosystem_outcomes_and_causes(tmp_path):
     assert ecosystem.cause("shape (2, 3) vs 12") == "shape (N, N) vs N"
 
 
-def test_every_ecosystem_deselection_has_a_reason():
-    import ecosystem
-
-    for library, tests in ecosystem.DESELECTED.items():
-        assert library in ecosystem.SUITES
-        for test_id, reason in tests.items():
-            assert test_id.startswith("tests/") and "::test_" in test_id
-            assert len(reason) > 20
-
-
 def test_generation_mixin_file_is_the_projects_unless_named(tmp_path, monkeypatch):
     """MINDNLP_SHIM_GENERATION_MIXIN names the file installed as hf_tests/generation/test_utils.py (a local copy of
     transformers' own mixin, to measure against it); unset, the project's generation_mixin.py; a missing file is an

@@ -36,13 +36,7 @@ SUITES = {
 }
 
 # tests left out on both sides, each with its reason (they would take the machine down, not fail)
-DESELECTED = {
-    "accelerate": {
-        "tests/test_big_modeling.py::BigModelingTester::test_init_empty_weights_very_large_model":
-            "builds a 100-billion-parameter model under init_empty_weights; the shim's meta tensors hold real "
-            "memory (docs/architecture.md, Meta device), so it would need 400 GB",
-    },
-}
+DESELECTED = {}
 
 # a pytest plugin (written next to the tests) that keeps every N-th collected test, and makes a hub request fail
 # at once: some tests go online on purpose (peft's `hub_online_once`), and with no hub reachable each request

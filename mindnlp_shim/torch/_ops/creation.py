@@ -256,6 +256,11 @@ def _filled(size, value, dtype, device, requires_grad):
     value = _dtype.real_scalar(value, dtype)
     if dtype == mindspore.bfloat16:
         t = ops.fill(mindspore.float32, shape, value).astype(dtype)
+    elif value == 0:
+        # zeros (and empty) on NumPy's zeroed allocation, which the tensor takes without a copy: the system maps
+        # zero pages as they are first written, so a large tensor costs neither time nor memory until then (as
+        # torch's empty; accelerate's init_empty_weights builds 100-billion-parameter models this way)
+        t = Tensor.from_numpy(np.zeros(shape, dtype=_dtype.to_numpy_dtype(dtype)))
     else:
         t = Tensor(np.full(shape, value, dtype=_dtype.to_numpy_dtype(dtype)))
     return _finish(t, device, requires_grad)
