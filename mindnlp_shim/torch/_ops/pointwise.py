@@ -432,7 +432,11 @@ def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, h
             on_host = host_small.unary(host, input, host_dtypes, host_rounds)
             if on_host is not None:
                 return on_host
-        return ms_fn(input)
+        try:
+            return ms_fn(input)
+        except TypeError:
+            _refuse_sparse(input, name)
+            raise
 
     op.__name__ = op.__qualname__ = name
     return op
@@ -441,10 +445,21 @@ def _unary(ms_fn, name, exact=False, host=None, host_dtypes=host_small.FLOATS, h
 def _unary_without_out(ms_fn, name):
     """A one-input op that torch gives no `out=`."""
     def op(input):
-        return ms_fn(input)
+        try:
+            return ms_fn(input)
+        except TypeError:
+            _refuse_sparse(input, name)
+            raise
 
     op.__name__ = op.__qualname__ = name
     return op
+
+
+def _refuse_sparse(input, name):
+    """After MindSpore's argument check refused `input`: a sparse tensor gets torch's kind of error, naming the op
+    (torch has no sparse kernel for these ops either)."""
+    if type(input) is _Sparse:
+        raise _sparse_coo.unsupported(f"torch.{name}") from None
 
 
 neg = negative = _unary(ops.neg, "neg", exact=True, host=np.negative, host_dtypes=host_small.FLOATS_AND_INTEGERS)
