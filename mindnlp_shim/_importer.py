@@ -88,7 +88,7 @@ def _public_module(cls, torch_name):
 
 class _AdoptingLoader(importlib.abc.Loader):
     """Loads a shim submodule imported after the shim package itself (lazily, by its shim name) and then
-    gives it its torch name (adopt_torch_names)."""
+    gives its classes torch's module names (adopt_torch_names)."""
 
     def __init__(self, loader):
         self._loader = loader
