@@ -17,12 +17,12 @@ class saved_tensors_hooks:
     inside it, `unpack_hook(packed)` when the backward reads it; the gradient is computed from what unpack returns.
 
     On MindSpore's autograd (2.7.2+). A custom Function's saved tensors are what its forward gave
-    `save_for_backward`, as in torch. A built-in op (some are the shim's own Functions) saves what MindSpore's backward of it needs, which can be other
-    tensors than torch's (linear saves the weight where torch saves its transpose, relu a mask where torch saves
-    the result): the hooks see other tensors, and a hook that changes values would change another gradient
-    than under torch. So for those saves, unpack must give back the values pack received (offloading,
-    measuring, logging hooks); otherwise the backward raises NotImplementedError instead of a gradient torch would
-    not compute."""
+    `save_for_backward`, as in torch. A built-in op (some are the shim's own Functions) saves what MindSpore's
+    backward of it needs, which can be other tensors than torch's (linear saves the weight where torch saves its
+    transpose, relu a mask where torch saves the result): the hooks see other tensors, and a hook that changes
+    values would change another gradient than under torch. So for those saves, unpack must give back the values
+    pack received (offloading, measuring, logging hooks); otherwise the backward raises NotImplementedError
+    instead of a gradient torch would not compute."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
