@@ -12,8 +12,9 @@ This is the one registry of such names (listed in docs/stand-ins.md). Each is on
 
 class _NeverInstantiated:
     def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"torch {type(self).__qualname__} is a PyTorch internal with no MindSpore "
-                                  f"equivalent; mindnlp-shim does not provide it")
+        name = f"{type(self).__module__}.{type(self).__qualname__}"
+        raise NotImplementedError(f"{name} is a PyTorch internal with no MindSpore equivalent; mindnlp-shim does "
+                                  f"not provide it")
 
 
 def placeholder_type(qualname):
