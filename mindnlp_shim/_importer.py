@@ -55,23 +55,35 @@ def adopt_torch_names(module):
         if cls.__dict__.get("__module__") != module.__name__:
             continue  # imported from elsewhere, or already renamed
         try:
-            cls.__module__ = torch_name
+            cls.__module__ = _public_module(cls, torch_name)
         except TypeError:
             continue  # a static (C) type
         pending.extend(value for value in vars(cls).values() if isinstance(value, type))
-    if hasattr(module, "__path__") and _shim_loaded:  # a package loaded lazily: its submodules are done
+    if hasattr(module, "__path__"):
         _adopt_exports(module, torch_name)
 
 
 def _adopt_exports(package, torch_name):
-    """A class of a private submodule that its package exports under the class's name says the package, as
-    torch's do (torch._device.device is torch.device, torch.distributed._stores.DistError is
-    torch.distributed.DistError). Run once the package and its submodules are loaded."""
+    """A package loads its private submodules before it exports their classes: once it has, those classes say
+    the package (torch.distributed._stores.DistError is torch.distributed.DistError)."""
     private = torch_name + "._"
     for name, value in list(vars(package).items()):
         if isinstance(value, type) and value.__name__ == name and "." not in value.__qualname__ and \
                 value.__module__.startswith(private) and "." not in value.__module__[len(private):]:
             value.__module__ = torch_name
+
+
+def _public_module(cls, torch_name):
+    """A class of a private module (torch._device) that its public package exports under its own name says
+    that package (torch.device), as torch's classes do."""
+    parts = torch_name.split(".")
+    private = next((i for i, part in enumerate(parts) if part.startswith("_")), None)
+    if private is None:
+        return torch_name
+    package = sys.modules.get(".".join([SHIM] + parts[1:private]))
+    if "." not in cls.__qualname__ and getattr(package, cls.__name__, None) is cls:
+        return ".".join(parts[:private])
+    return torch_name
 
 
 class _AdoptingLoader(importlib.abc.Loader):
@@ -161,13 +173,10 @@ def install_hook():
     import mindnlp_shim.torch as shim_torch  # noqa: F401  (import now: errors surface at `import mindnlp`)
 
     sys.modules[TORCH] = shim_torch
-    loaded = [(name, module) for name, module in sys.modules.items() if name == SHIM or name.startswith(SHIM + ".")]
-    for name, module in loaded:
-        sys.modules.setdefault(TORCH + name[len(SHIM):], module)
-        adopt_torch_names(module)
-    for name, module in loaded:  # (after every submodule has its classes renamed)
-        if hasattr(module, "__path__"):
-            _adopt_exports(module, TORCH + name[len(SHIM):])
+    for name, module in list(sys.modules.items()):
+        if name == SHIM or name.startswith(SHIM + "."):
+            sys.modules.setdefault(TORCH + name[len(SHIM):], module)
+            adopt_torch_names(module)
     _shim_loaded = True
     from . import patches
 
